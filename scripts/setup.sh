@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Idempotent set-up of a fresh Debian 12 machine for building and testing gemmad.
+#   scripts/setup.sh         Debian build/test packages + .venv with scripts/requirements-test.txt
+#   scripts/setup.sh --dev   also scripts/requirements-dev.txt (torch, transformers: golden regeneration)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+dev=0
+for arg in "$@"; do
+  case "$arg" in
+    --dev) dev=1 ;;
+    *) echo "setup.sh: unknown option $arg (expected --dev)" >&2; exit 2 ;;
+  esac
+done
+
+PACKAGES=(
+  cmake ninja-build g++ pkg-config git
+  libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libboost-dev libcurl4-openssl-dev libssl-dev
+  python3 python3-venv python3-pip curl
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup.sh: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q || true   # a stale list still installs when the mirror is unreachable
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+stamp=.venv/.requirements-test.sha
+want=$(sha256sum scripts/requirements-test.txt | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  .venv/bin/pip install -q --disable-pip-version-check -r scripts/requirements-test.txt
+  echo "$want" > "$stamp"
+fi
+
+if ((dev)); then
+  stamp=.venv/.requirements-dev.sha
+  want=$(cat scripts/requirements-dev.txt scripts/requirements-dev-nodeps.txt | sha256sum | cut -d' ' -f1)
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    .venv/bin/pip install -q --disable-pip-version-check -r scripts/requirements-dev.txt
+    # transformers pins `kernels>=0.19` that has no wheel for Debian 12's Python 3.11 and is not
+    # needed on the CPU; its other requirements are listed in requirements-dev.txt (docs/adr/002).
+    .venv/bin/pip install -q --disable-pip-version-check --no-deps -r scripts/requirements-dev-nodeps.txt
+    echo "$want" > "$stamp"
+  fi
+fi
+echo "setup.sh: ready (venv: .venv$( ((dev)) && echo ', dev packages'))"

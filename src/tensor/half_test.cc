@@ -1,0 +1,49 @@
+#include "tensor/half.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "tensor/dtype.h"
+#include "tensor/tensor_view.h"
+
+namespace gemmad::tensor {
+namespace {
+
+TEST(HalfTest, Bf16RoundsToNearestEven) {
+  EXPECT_EQ(FloatToBf16(1.0f), 0x3F80);
+  EXPECT_EQ(Bf16ToFloat(0x3F80), 1.0f);
+  // sqrt(1536) rounds to 39.25 in bf16 (text-model.md §3.1).
+  EXPECT_EQ(RoundToBf16(std::sqrt(1536.0f)), 39.25f);
+  EXPECT_EQ(RoundToBf16(std::sqrt(2560.0f)), 50.5f);
+  EXPECT_EQ(RoundToBf16(std::sqrt(2816.0f)), 53.0f);
+  EXPECT_EQ(RoundToBf16(std::sqrt(5376.0f)), 73.5f);
+  // Ties go to even: 1 + 2^-8 lies halfway between 1 and 1 + 2^-7.
+  EXPECT_EQ(RoundToBf16(1.0f + std::ldexp(1.0f, -8)), 1.0f);
+  EXPECT_EQ(RoundToBf16(1.0f + 3 * std::ldexp(1.0f, -8)), 1.0f + std::ldexp(1.0f, -6));
+  EXPECT_TRUE(std::isnan(Bf16ToFloat(FloatToBf16(std::numeric_limits<float>::quiet_NaN()))));
+}
+
+TEST(HalfTest, F16RoundTripsEveryValue) {
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    float f = F16ToFloat(static_cast<uint16_t>(h));
+    if (std::isnan(f)) continue;
+    ASSERT_EQ(FloatToF16(f), h) << std::hex << h;
+  }
+  EXPECT_EQ(F16ToFloat(FloatToF16(65504.0f)), 65504.0f);
+  EXPECT_TRUE(std::isinf(F16ToFloat(FloatToF16(1e6f))));
+  EXPECT_EQ(F16ToFloat(FloatToF16(std::ldexp(1.0f, -24))), std::ldexp(1.0f, -24));
+}
+
+TEST(DTypeTest, NamesAndSizes) {
+  EXPECT_EQ(*ParseDType("BF16"), DType::kBF16);
+  EXPECT_EQ(DTypeSize(DType::kBF16), 2u);
+  EXPECT_FALSE(ParseDType("F8_E4M3").has_value());
+  Shape s{2, 3};
+  EXPECT_EQ(s.NumElements(), 6);
+  EXPECT_EQ(s.ToString(), "[2, 3]");
+}
+
+}  // namespace
+}  // namespace gemmad::tensor

@@ -1,0 +1,25 @@
+// Shape formatting and row slicing.
+#include "tensor/tensor_view.h"
+
+namespace gemmad::tensor {
+
+std::string Shape::ToString() const {
+  std::string out = "[";
+  for (int i = 0; i < rank; ++i) {
+    if (i > 0) out += ", ";
+    out += std::to_string(dims[i]);
+  }
+  out += "]";
+  return out;
+}
+
+TensorView TensorView::Row(int64_t r) const {
+  GEMMAD_CHECK(shape.rank == 2 && r >= 0 && r < shape[0], "Row({}) of {}", r, shape.ToString());
+  TensorView v;
+  v.dtype = dtype;
+  v.shape = Shape{shape[1]};
+  v.data = static_cast<char*>(data) + static_cast<size_t>(r * shape[1]) * DTypeSize(dtype);
+  return v;
+}
+
+}  // namespace gemmad::tensor

@@ -1,0 +1,12 @@
+# `gemmad serv` must fail with exit code 2 and suggest `serve`-like names; `gemmad version` must work.
+execute_process(COMMAND ${GEMMAD} versoin RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
+if(NOT rc EQUAL 2)
+  message(FATAL_ERROR "expected exit code 2, got ${rc}")
+endif()
+if(NOT err MATCHES "did you mean 'version'")
+  message(FATAL_ERROR "no suggestion in: ${err}")
+endif()
+execute_process(COMMAND ${GEMMAD} version RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "^[0-9]+\\.[0-9]+\\.[0-9]+")
+  message(FATAL_ERROR "gemmad version failed: ${rc} ${out}")
+endif()
