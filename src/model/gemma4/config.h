@@ -1,0 +1,80 @@
+// Gemma4TextConfig as gemmad uses it (text-model.md §2): the decoder hyper-parameters read from
+// config.json (top level or nested `text_config`) plus the derived per-layer plan.
+// Invariant after ParseConfig: layer_types.size() == num_hidden_layers, the last layer is full.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+
+namespace gemmad::model::gemma4 {
+
+enum class LayerType : uint8_t { kSliding, kFull };
+
+struct RopeParams {
+  std::string rope_type = "default";  // "default" or "proportional"
+  double rope_theta = 10000.0;
+  double partial_rotary_factor = 1.0;
+  double factor = 1.0;
+};
+
+struct Config {
+  std::string model_type = "gemma4_text";
+  int64_t vocab_size = 262144;
+  int64_t hidden_size = 0;         // H
+  int64_t num_hidden_layers = 0;   // L
+  std::vector<LayerType> layer_types;
+  int64_t num_attention_heads = 0;         // nH
+  int64_t num_key_value_heads = 0;         // nKV (sliding, and full unless k_eq_v)
+  int64_t num_global_key_value_heads = 0;  // nKVg (full layers when attention_k_eq_v); 0 = unused
+  int64_t head_dim = 256;                  // d_s
+  int64_t global_head_dim = 512;           // d_f
+  bool attention_k_eq_v = false;
+  int64_t sliding_window = 512;  // W
+  RopeParams rope_sliding;       // rope_parameters.sliding_attention
+  RopeParams rope_full;          // rope_parameters.full_attention
+  int64_t intermediate_size = 0;  // I
+  bool use_double_wide_mlp = false;
+  int64_t num_kv_shared_layers = 0;          // S
+  int64_t hidden_size_per_layer_input = 0;   // P; 0 disables PLE
+  int64_t vocab_size_per_layer_input = 0;
+  bool enable_moe_block = false;
+  int64_t num_experts = 0;             // E
+  int64_t top_k_experts = 0;           // K
+  int64_t moe_intermediate_size = 0;   // Ie
+  double rms_norm_eps = 1e-6;
+  double final_logit_softcapping = 0.0;  // 0 = none
+  int64_t max_position_embeddings = 131072;
+  bool tie_word_embeddings = true;
+  int64_t pad_token_id = 0, bos_token_id = 2;
+  std::vector<int64_t> eos_token_ids = {1};
+  std::string torch_dtype = "bfloat16";  // as declared by the checkpoint ("dtype"/"torch_dtype")
+  // Multimodal wrapper facts (0 when the checkpoint is text-only).
+  bool multimodal = false;  // config.json had a text_config (weights under model.language_model.)
+  int64_t image_token_id = 0, audio_token_id = 0, video_token_id = 0;
+
+  // --- derived per-layer plan (filled by ParseConfig) ---
+  int64_t first_kv_shared_layer() const { return num_hidden_layers - num_kv_shared_layers; }  // F
+  bool is_kv_shared(int64_t l) const { return num_kv_shared_layers > 0 && l >= first_kv_shared_layer(); }
+  bool is_sliding(int64_t l) const { return layer_types[l] == LayerType::kSliding; }
+  int64_t layer_head_dim(int64_t l) const { return is_sliding(l) ? head_dim : global_head_dim; }
+  int64_t layer_num_kv_heads(int64_t l) const {
+    return (!is_sliding(l) && attention_k_eq_v) ? num_global_key_value_heads : num_key_value_heads;
+  }
+  int64_t layer_intermediate_size(int64_t l) const {
+    return (use_double_wide_mlp && is_kv_shared(l)) ? 2 * intermediate_size : intermediate_size;
+  }
+  // Donor of a KV-shared layer: the last non-shared layer of the same type; -1 if not shared.
+  int64_t kv_donor(int64_t l) const;
+};
+
+// Parses config.json text (text-only or multimodal with `text_config`; released field layout
+// and the newer `per_layer_config` layout). Errors name the field: "config.json: hidden_size: ...".
+Result<Config> ParseConfig(std::string_view json_text);
+// Reads and parses <dir>/config.json.
+Result<Config> LoadConfig(const std::string& model_dir);
+
+}  // namespace gemmad::model::gemma4
