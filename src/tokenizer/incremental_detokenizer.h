@@ -1,0 +1,46 @@
+// IncrementalDetokenizer: turns a stream of generated ids into text pieces for streaming.
+// Invariant: every piece returned is complete UTF-8 (a partial multi-byte character is held
+// back), and the concatenation of all pieces plus Flush() equals
+// tokenizer.Decode(all ids, skip_special_tokens) byte for byte, including the decoder's
+// start-of-sequence handling (Metaspace / Strip leading space), which applies only to the
+// first id ever fed. Semantics follow HF `tokenizers` DecodeStream (used by vLLM): a window of
+// recent ids is re-decoded and only the text past the previous window's text is emitted.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gemmad::tokenizer {
+
+class Tokenizer;
+
+class IncrementalDetokenizer {
+ public:
+  // `tokenizer` must outlive this object.
+  IncrementalDetokenizer(const Tokenizer& tokenizer, bool skip_special_tokens);
+
+  // Feeds one id; returns the newly completed text ("" when nothing is complete yet).
+  std::string Step(int32_t id);
+  // Feeds several ids; returns the text completed by all of them.
+  std::string StepMany(const int32_t* ids, size_t num_ids);
+  // Returns whatever is held back (e.g. an incomplete byte sequence, decoded the way Decode
+  // decodes it: U+FFFD). Call once at the end of the stream; the object may then be reused
+  // for a new stream only after Reset().
+  std::string Flush();
+  // Starts a new sequence.
+  void Reset();
+
+  // Number of ids fed since construction or Reset().
+  size_t num_ids() const { return num_ids_; }
+
+ private:
+  const Tokenizer& tokenizer_;
+  bool skip_special_tokens_;
+  std::vector<int32_t> window_;  // the ids re-decoded at each step
+  std::string prefix_;           // Decode(window_[0, prefix_end_)), text already emitted
+  size_t prefix_end_ = 0;
+  size_t num_ids_ = 0;
+};
+
+}  // namespace gemmad::tokenizer
