@@ -1,0 +1,47 @@
+// MappedFile: a whole file mapped read-only into memory (POSIX mmap, MAP_PRIVATE, PROT_READ).
+// Invariant: data() stays valid and unchanged for the object's lifetime; the bytes must never be
+// written (the pages are read-only and writing them faults). Movable, not copyable.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+
+namespace gemmad::io {
+
+class MappedFile {
+ public:
+  // Maps `path`. Errors name the path: NotFound for a missing file, IoError otherwise.
+  // An empty file maps to data()==nullptr, size()==0.
+  static Result<MappedFile> Open(const std::string& path);
+
+  MappedFile(MappedFile&& other) noexcept;
+  MappedFile& operator=(MappedFile&& other) noexcept;
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile();
+
+  const std::string& path() const { return path_; }
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  std::string_view bytes() const { return {reinterpret_cast<const char*>(data_), size_}; }
+
+  // Hints that [offset, offset+length) will be read soon / sequentially (madvise; best effort).
+  void AdviseWillNeed(size_t offset, size_t length) const;
+  void AdviseSequential() const;
+
+ private:
+  MappedFile(std::string path, const uint8_t* data, size_t size)
+      : path_(std::move(path)), data_(data), size_(size) {}
+  void Reset();
+
+  std::string path_;
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+}  // namespace gemmad::io
