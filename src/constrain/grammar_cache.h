@@ -1,0 +1,39 @@
+// GrammarCache: compiled grammars keyed by ConstraintSpec::CacheKey() (plus the vocabulary),
+// bounded LRU, thread-safe; concurrent requests for the same key compile once. Errors are not
+// cached.
+#pragma once
+
+#include <cstddef>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "base/result.h"
+#include "constrain/compiled_grammar.h"
+
+namespace gemmad::constrain {
+
+class GrammarCache {
+ public:
+  GrammarCache(std::shared_ptr<const Vocabulary> vocab, size_t capacity);
+
+  Result<std::shared_ptr<const CompiledGrammar>> GetOrCompile(const ConstraintSpec& spec);
+
+  size_t size() const;
+  size_t hits() const;
+  size_t misses() const;
+
+ private:
+  struct Entry;
+  std::shared_ptr<const Vocabulary> vocab_;
+  size_t capacity_;
+  mutable std::mutex mu_;
+  std::list<std::string> lru_;  // most recent first
+  std::unordered_map<std::string, std::shared_ptr<Entry>> map_;
+  size_t hits_ = 0;
+  size_t misses_ = 0;
+};
+
+}  // namespace gemmad::constrain

@@ -1,0 +1,265 @@
+// Determinisation, intersection, minimisation and hashing of rule automata (automaton.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <unordered_map>
+
+#include "constrain/internal/automaton.h"
+
+namespace gemmad::constrain::internal {
+namespace {
+
+struct VecHash {
+  size_t operator()(const std::vector<int32_t>& v) const {
+    uint64_t h = 1469598103934665603ull;
+    for (int32_t x : v) h = (h ^ static_cast<uint32_t>(x)) * 1099511628211ull;
+    return static_cast<size_t>(h);
+  }
+};
+struct Vec64Hash {
+  size_t operator()(const std::vector<int64_t>& v) const {
+    uint64_t h = 1469598103934665603ull;
+    for (int64_t x : v) h = (h ^ static_cast<uint64_t>(x)) * 1099511628211ull;
+    return static_cast<size_t>(h);
+  }
+};
+
+void EpsClosure(const Nfa& nfa, std::vector<int32_t>& set, std::vector<uint8_t>& seen) {
+  std::vector<int32_t> stack(set.begin(), set.end());
+  for (int32_t s : set) seen[static_cast<size_t>(s)] = 1;
+  while (!stack.empty()) {
+    int32_t s = stack.back();
+    stack.pop_back();
+    for (const auto& e : nfa.out[static_cast<size_t>(s)]) {
+      if (e.kind == EdgeKind::kEps && !seen[static_cast<size_t>(e.to)]) {
+        seen[static_cast<size_t>(e.to)] = 1;
+        set.push_back(e.to);
+        stack.push_back(e.to);
+      }
+    }
+  }
+  for (int32_t s : set) seen[static_cast<size_t>(s)] = 0;
+  std::sort(set.begin(), set.end());
+  set.erase(std::unique(set.begin(), set.end()), set.end());
+}
+
+// Appends merged byte edges to `out`: adjacent intervals with equal targets are joined.
+void PushByteEdge(std::vector<DfaByteEdge>& out, int lo, int hi, int32_t to) {
+  if (!out.empty() && out.back().to == to && out.back().hi + 1 == lo) {
+    out.back().hi = static_cast<uint8_t>(hi);
+  } else {
+    out.push_back({static_cast<uint8_t>(lo), static_cast<uint8_t>(hi), to});
+  }
+}
+
+}  // namespace
+
+bool Dfa::HasSymbols() const {
+  for (const auto& s : states) {
+    if (!s.refs.empty() || !s.tokens.empty()) return true;
+  }
+  return false;
+}
+
+Result<Dfa> Determinize(const Nfa& nfa, size_t max_states) {
+  Dfa dfa;
+  std::unordered_map<std::vector<int32_t>, int32_t, VecHash> ids;
+  std::vector<std::vector<int32_t>> subsets;
+  std::vector<uint8_t> seen(nfa.out.size(), 0);
+  auto intern = [&](std::vector<int32_t> set) -> int32_t {
+    EpsClosure(nfa, set, seen);
+    auto it = ids.find(set);
+    if (it != ids.end()) return it->second;
+    auto id = static_cast<int32_t>(subsets.size());
+    ids.emplace(set, id);
+    subsets.push_back(std::move(set));
+    dfa.states.emplace_back();
+    return id;
+  };
+  intern({nfa.start});
+  for (size_t cur = 0; cur < subsets.size(); ++cur) {
+    if (subsets.size() > max_states) {
+      return InvalidArgumentError(fmt::format(
+          "the grammar is too large: a rule needs more than {} automaton states", max_states));
+    }
+    const std::vector<int32_t> set = subsets[cur];
+    DfaState st;
+    std::vector<int> points;
+    std::map<int32_t, std::vector<int32_t>> refs, tokens;
+    for (int32_t s : set) {
+      if (nfa.final[static_cast<size_t>(s)]) st.final = true;
+      for (const auto& e : nfa.out[static_cast<size_t>(s)]) {
+        if (e.kind == EdgeKind::kByte) {
+          points.push_back(e.lo);
+          points.push_back(e.hi + 1);
+        } else if (e.kind == EdgeKind::kRef) {
+          refs[e.sym].push_back(e.to);
+        } else if (e.kind == EdgeKind::kToken) {
+          tokens[e.sym].push_back(e.to);
+        }
+      }
+    }
+    std::sort(points.begin(), points.end());
+    points.erase(std::unique(points.begin(), points.end()), points.end());
+    for (size_t k = 0; k + 1 < points.size(); ++k) {
+      int lo = points[k], hi = points[k + 1] - 1;
+      std::vector<int32_t> target;
+      for (int32_t s : set) {
+        for (const auto& e : nfa.out[static_cast<size_t>(s)]) {
+          if (e.kind == EdgeKind::kByte && e.lo <= lo && hi <= e.hi) target.push_back(e.to);
+        }
+      }
+      if (target.empty()) continue;
+      int32_t to = intern(std::move(target));
+      PushByteEdge(st.bytes, lo, hi, to);
+    }
+    for (auto& [sym, targets] : refs) st.refs.push_back({sym, intern(targets)});
+    for (auto& [sym, targets] : tokens) st.tokens.push_back({sym, intern(targets)});
+    dfa.states[cur] = std::move(st);
+  }
+  return dfa;
+}
+
+Result<Dfa> IntersectDfa(const Dfa& a, const Dfa& b, size_t max_states) {
+  Dfa out;
+  std::map<std::pair<int32_t, int32_t>, int32_t> ids;
+  std::deque<std::pair<int32_t, int32_t>> queue;
+  auto intern = [&](int32_t x, int32_t y) {
+    auto [it, inserted] = ids.emplace(std::make_pair(x, y), static_cast<int32_t>(ids.size()));
+    if (inserted) {
+      queue.emplace_back(x, y);
+      out.states.emplace_back();
+    }
+    return it->second;
+  };
+  intern(0, 0);
+  while (!queue.empty()) {
+    auto [x, y] = queue.front();
+    queue.pop_front();
+    if (out.states.size() > max_states) {
+      return InvalidArgumentError("the grammar is too large (intersection of patterns)");
+    }
+    const DfaState& sa = a.states[static_cast<size_t>(x)];
+    const DfaState& sb = b.states[static_cast<size_t>(y)];
+    DfaState st;
+    st.final = sa.final && sb.final;
+    for (const auto& ea : sa.bytes) {
+      for (const auto& eb : sb.bytes) {
+        int lo = std::max(ea.lo, eb.lo), hi = std::min(ea.hi, eb.hi);
+        if (lo > hi) continue;
+        int32_t to = intern(ea.to, eb.to);
+        PushByteEdge(st.bytes, lo, hi, to);
+      }
+    }
+    out.states[static_cast<size_t>(ids[{x, y}])] = std::move(st);
+  }
+  return out;
+}
+
+Dfa Minimize(const Dfa& dfa, int32_t lookahead, std::vector<int32_t>* lookahead_classes) {
+  const size_t n = dfa.states.size();
+  std::vector<int32_t> cls(n), la;
+  for (size_t s = 0; s < n; ++s) cls[s] = dfa.states[s].final ? 1 : 0;
+  int32_t num = 0;
+  for (int round = 0;; ++round) {
+    if (round == lookahead) la = cls;
+    std::unordered_map<std::vector<int64_t>, int32_t, Vec64Hash> sigs;
+    std::vector<int32_t> next(n);
+    std::vector<int64_t> sig;
+    for (size_t s = 0; s < n; ++s) {
+      const DfaState& st = dfa.states[s];
+      sig.clear();
+      sig.push_back(cls[s]);
+      int64_t prev_hi = -2, prev_to = -2;
+      for (const auto& e : st.bytes) {
+        int64_t to = cls[static_cast<size_t>(e.to)];
+        if (to == prev_to && e.lo == prev_hi + 1) {
+          sig.back() = e.hi;
+        } else {
+          sig.insert(sig.end(), {-1, e.lo, to, e.hi});
+        }
+        prev_hi = e.hi;
+        prev_to = to;
+      }
+      for (const auto& e : st.refs) sig.insert(sig.end(), {-2, e.sym, cls[static_cast<size_t>(e.to)]});
+      for (const auto& e : st.tokens) sig.insert(sig.end(), {-3, e.sym, cls[static_cast<size_t>(e.to)]});
+      auto [it, inserted] = sigs.emplace(sig, static_cast<int32_t>(sigs.size()));
+      next[s] = it->second;
+    }
+    auto new_num = static_cast<int32_t>(sigs.size());
+    cls.swap(next);
+    if (new_num == num) {
+      if (la.empty()) la = cls;
+      break;
+    }
+    num = new_num;
+  }
+  // Canonical breadth-first numbering from the start.
+  std::vector<int32_t> rep(static_cast<size_t>(num), -1), order(static_cast<size_t>(num), -1);
+  for (size_t s = 0; s < n; ++s) {
+    if (rep[static_cast<size_t>(cls[s])] < 0) rep[static_cast<size_t>(cls[s])] = static_cast<int32_t>(s);
+  }
+  std::vector<int32_t> queue;
+  order[static_cast<size_t>(cls[0])] = 0;
+  queue.push_back(cls[0]);
+  for (size_t qi = 0; qi < queue.size(); ++qi) {
+    const DfaState& st = dfa.states[static_cast<size_t>(rep[static_cast<size_t>(queue[qi])])];
+    auto visit = [&](int32_t to) {
+      int32_t c = cls[static_cast<size_t>(to)];
+      if (order[static_cast<size_t>(c)] < 0) {
+        order[static_cast<size_t>(c)] = static_cast<int32_t>(queue.size());
+        queue.push_back(c);
+      }
+    };
+    for (const auto& e : st.bytes) visit(e.to);
+    for (const auto& e : st.refs) visit(e.to);
+    for (const auto& e : st.tokens) visit(e.to);
+  }
+  Dfa out;
+  out.states.resize(queue.size());
+  std::vector<int32_t> la_ids;
+  std::map<int32_t, int32_t> la_renumber;
+  for (size_t i = 0; i < queue.size(); ++i) {
+    const DfaState& st = dfa.states[static_cast<size_t>(rep[static_cast<size_t>(queue[i])])];
+    DfaState& o = out.states[i];
+    o.final = st.final;
+    auto map = [&](int32_t to) { return order[static_cast<size_t>(cls[static_cast<size_t>(to)])]; };
+    for (const auto& e : st.bytes) PushByteEdge(o.bytes, e.lo, e.hi, map(e.to));
+    for (const auto& e : st.refs) o.refs.push_back({e.sym, map(e.to)});
+    for (const auto& e : st.tokens) o.tokens.push_back({e.sym, map(e.to)});
+    int32_t l = la[static_cast<size_t>(rep[static_cast<size_t>(queue[i])])];
+    auto [it, ins] = la_renumber.emplace(l, static_cast<int32_t>(la_renumber.size()));
+    la_ids.push_back(it->second);
+  }
+  if (lookahead_classes != nullptr) *lookahead_classes = std::move(la_ids);
+  return out;
+}
+
+uint64_t StructureHash(const Dfa& dfa) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](int64_t x) { h = (h ^ static_cast<uint64_t>(x)) * 1099511628211ull; };
+  for (const auto& st : dfa.states) {
+    mix(st.final ? 7 : 3);
+    for (const auto& e : st.bytes) {
+      mix(e.lo);
+      mix(e.hi);
+      mix(e.to);
+    }
+    mix(-1);
+    for (const auto& e : st.refs) {
+      mix(e.sym);
+      mix(e.to);
+    }
+    mix(-2);
+    for (const auto& e : st.tokens) {
+      mix(e.sym);
+      mix(e.to);
+    }
+    mix(-3);
+  }
+  return h;
+}
+
+}  // namespace gemmad::constrain::internal
