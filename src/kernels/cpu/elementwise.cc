@@ -1,0 +1,86 @@
+// Element-wise ops: GeGLU, soft-cap, softmax, add, scale.
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/cpu/view_checks.h"
+#include "kernels/ops.h"
+
+namespace gemmad::kernels {
+namespace {
+
+constexpr int64_t kMinChunk = 4096;
+
+inline float GeluTanh(float z) {
+  constexpr float kSqrt2OverPi = 0.7978845608028654f;
+  return 0.5f * z * (1.0f + std::tanh(kSqrt2OverPi * (z + 0.044715f * z * z * z)));
+}
+
+void CheckSameCount(const TensorView& a, const TensorView& b, const char* what) {
+  GEMMAD_CHECK(a.NumElements() == b.NumElements(), "{}: {} vs {}", what, a.shape.ToString(), b.shape.ToString());
+}
+
+}  // namespace
+
+void GeluTanhMul(const ExecContext& ctx, const TensorView& gate, const TensorView& up, const TensorView& out) {
+  internal::CheckDType(gate, tensor::DType::kF32, "GeluTanhMul gate");
+  internal::CheckDType(up, tensor::DType::kF32, "GeluTanhMul up");
+  internal::CheckDType(out, tensor::DType::kF32, "GeluTanhMul out");
+  CheckSameCount(gate, up, "GeluTanhMul");
+  CheckSameCount(gate, out, "GeluTanhMul");
+  const float* g = gate.As<const float>();
+  const float* u = up.As<const float>();
+  float* o = out.As<float>();
+  ParallelFor(ctx, gate.NumElements(), kMinChunk, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) o[i] = GeluTanh(g[i]) * u[i];
+  });
+}
+
+void SoftCap(const ExecContext& ctx, const TensorView& x, float cap) {
+  internal::CheckDType(x, tensor::DType::kF32, "SoftCap x");
+  GEMMAD_CHECK(cap > 0.0f, "SoftCap: cap {}", cap);
+  float* p = x.As<float>();
+  ParallelFor(ctx, x.NumElements(), kMinChunk, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) p[i] = std::tanh(p[i] / cap) * cap;
+  });
+}
+
+void Softmax(const ExecContext& ctx, const TensorView& x) {
+  internal::CheckDType(x, tensor::DType::kF32, "Softmax x");
+  internal::CheckRank(x, 2, "Softmax x");
+  const int64_t n = x.shape[1];
+  float* p = x.As<float>();
+  ParallelFor(ctx, x.shape[0], 1, [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      float* v = p + r * n;
+      const float m = *std::max_element(v, v + n);
+      double sum = 0.0;
+      for (int64_t i = 0; i < n; ++i) sum += v[i] = std::exp(v[i] - m);
+      const float inv = static_cast<float>(1.0 / sum);
+      for (int64_t i = 0; i < n; ++i) v[i] *= inv;
+    }
+  });
+}
+
+void Add(const ExecContext& ctx, const TensorView& a, const TensorView& b, const TensorView& out) {
+  internal::CheckDType(a, tensor::DType::kF32, "Add a");
+  internal::CheckDType(b, tensor::DType::kF32, "Add b");
+  internal::CheckDType(out, tensor::DType::kF32, "Add out");
+  CheckSameCount(a, b, "Add");
+  CheckSameCount(a, out, "Add");
+  const float* ap = a.As<const float>();
+  const float* bp = b.As<const float>();
+  float* o = out.As<float>();
+  ParallelFor(ctx, a.NumElements(), kMinChunk, [&](int64_t s, int64_t e) {
+    for (int64_t i = s; i < e; ++i) o[i] = ap[i] + bp[i];
+  });
+}
+
+void Scale(const ExecContext& ctx, const TensorView& x, float s) {
+  internal::CheckDType(x, tensor::DType::kF32, "Scale x");
+  float* p = x.As<float>();
+  ParallelFor(ctx, x.NumElements(), kMinChunk, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) p[i] *= s;
+  });
+}
+
+}  // namespace gemmad::kernels

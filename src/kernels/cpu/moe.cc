@@ -1,0 +1,134 @@
+// MoE routing and experts. Experts are processed in ascending id; each expert's tokens are
+// gathered into a small batch so its weights are streamed once per step (per-expert grouping).
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "kernels/cpu/view_checks.h"
+#include "kernels/ops.h"
+
+namespace gemmad::kernels {
+namespace {
+
+inline float GeluTanh(float z) {
+  constexpr float kSqrt2OverPi = 0.7978845608028654f;
+  return 0.5f * z * (1.0f + std::tanh(kSqrt2OverPi * (z + 0.044715f * z * z * z)));
+}
+
+// A [rows, cols] view into `buf` (grown as needed).
+TensorView Scratch(std::vector<float>& buf, int64_t rows, int64_t cols) {
+  if (buf.size() < static_cast<size_t>(rows * cols)) buf.resize(static_cast<size_t>(rows * cols));
+  TensorView v;
+  v.data = buf.data();
+  v.dtype = tensor::DType::kF32;
+  v.shape = tensor::Shape{rows, cols};
+  return v;
+}
+
+TensorView ExpertSlice(const TensorView& w, int64_t e) {
+  TensorView v;
+  v.dtype = w.dtype;
+  v.shape = tensor::Shape{w.shape[1], w.shape[2]};
+  v.data = static_cast<char*>(w.data) + static_cast<size_t>(e * w.shape[1] * w.shape[2]) * tensor::DTypeSize(w.dtype);
+  return v;
+}
+
+}  // namespace
+
+void MoeRoute(const ExecContext& ctx, const TensorView& logits, const TensorView& per_expert_scale,
+              const TensorView& weights, const TensorView& ids) {
+  internal::CheckDType(logits, tensor::DType::kF32, "MoeRoute logits");
+  internal::CheckWeightDType(per_expert_scale, "MoeRoute per_expert_scale");
+  internal::CheckDType(weights, tensor::DType::kF32, "MoeRoute weights");
+  internal::CheckDType(ids, tensor::DType::kI32, "MoeRoute ids");
+  internal::CheckRank(logits, 2, "MoeRoute logits");
+  internal::CheckRank(weights, 2, "MoeRoute weights");
+  const int64_t n = logits.shape[0], num_experts = logits.shape[1], top_k = weights.shape[1];
+  GEMMAD_CHECK(weights.shape[0] == n && ids.NumElements() == n * top_k && top_k >= 1 && top_k <= num_experts &&
+                   per_expert_scale.NumElements() == num_experts,
+               "MoeRoute: logits {} weights {} ids {} scale {}", logits.shape.ToString(), weights.shape.ToString(),
+               ids.shape.ToString(), per_expert_scale.shape.ToString());
+  ParallelFor(ctx, n, 16, [&](int64_t b, int64_t e) {
+    std::vector<float> prob(static_cast<size_t>(num_experts));
+    std::vector<int32_t> order(static_cast<size_t>(num_experts));
+    for (int64_t t = b; t < e; ++t) {
+      const float* l = logits.As<const float>() + t * num_experts;
+      const float m = *std::max_element(l, l + num_experts);
+      float sum = 0.0f;
+      for (int64_t x = 0; x < num_experts; ++x) sum += prob[x] = std::exp(l[x] - m);
+      for (int64_t x = 0; x < num_experts; ++x) prob[x] /= sum;
+      std::iota(order.begin(), order.end(), 0);
+      std::partial_sort(order.begin(), order.begin() + top_k, order.end(), [&](int32_t a, int32_t c) {
+        return prob[a] > prob[c] || (prob[a] == prob[c] && a < c);
+      });
+      float top_sum = 0.0f;
+      for (int64_t k = 0; k < top_k; ++k) top_sum += prob[order[k]];
+      for (int64_t k = 0; k < top_k; ++k) {
+        const int32_t x = order[k];
+        ids.As<int32_t>()[t * top_k + k] = x;
+        weights.As<float>()[t * top_k + k] =
+            prob[x] / top_sum * internal::LoadAsFloat(per_expert_scale.data, per_expert_scale.dtype, x);
+      }
+    }
+  });
+}
+
+void MoeExperts(const ExecContext& ctx, const TensorView& x, const TensorView& gate_up, const TensorView& down,
+                const TensorView& weights, const TensorView& ids, const TensorView& out) {
+  internal::CheckDType(x, tensor::DType::kF32, "MoeExperts x");
+  internal::CheckDType(out, tensor::DType::kF32, "MoeExperts out");
+  internal::CheckDType(weights, tensor::DType::kF32, "MoeExperts weights");
+  internal::CheckDType(ids, tensor::DType::kI32, "MoeExperts ids");
+  internal::CheckWeightDType(gate_up, "MoeExperts gate_up");
+  internal::CheckWeightDType(down, "MoeExperts down");
+  internal::CheckRank(x, 2, "MoeExperts x");
+  internal::CheckRank(gate_up, 3, "MoeExperts gate_up");
+  internal::CheckRank(down, 3, "MoeExperts down");
+  const int64_t n = x.shape[0], hidden = x.shape[1], num_experts = gate_up.shape[0];
+  const int64_t inter = gate_up.shape[1] / 2, top_k = weights.NumElements() / std::max<int64_t>(n, 1);
+  GEMMAD_CHECK(gate_up.shape[2] == hidden && gate_up.shape[1] == 2 * inter && down.shape[0] == num_experts &&
+                   down.shape[1] == hidden && down.shape[2] == inter && out.shape == x.shape &&
+                   ids.NumElements() == n * top_k && x.data != out.data,
+               "MoeExperts: x {} gate_up {} down {} weights {} out {}", x.shape.ToString(),
+               gate_up.shape.ToString(), down.shape.ToString(), weights.shape.ToString(), out.shape.ToString());
+  const int32_t* id = ids.As<const int32_t>();
+  const float* w = weights.As<const float>();
+  float* o = out.As<float>();
+  std::fill(o, o + n * hidden, 0.0f);
+  // (token, weight) lists per expert, tokens ascending.
+  std::vector<std::vector<std::pair<int64_t, float>>> routed(static_cast<size_t>(num_experts));
+  for (int64_t t = 0; t < n; ++t) {
+    for (int64_t k = 0; k < top_k; ++k) {
+      GEMMAD_CHECK(id[t * top_k + k] >= 0 && id[t * top_k + k] < num_experts, "MoeExperts: expert id {}",
+                   id[t * top_k + k]);
+      routed[id[t * top_k + k]].push_back({t, w[t * top_k + k]});
+    }
+  }
+  thread_local std::vector<float> xs_buf, gu_buf, act_buf, y_buf;
+  for (int64_t e = 0; e < num_experts; ++e) {
+    const auto& tokens = routed[e];
+    if (tokens.empty()) continue;
+    const int64_t m = static_cast<int64_t>(tokens.size());
+    TensorView xs = Scratch(xs_buf, m, hidden);
+    for (int64_t r = 0; r < m; ++r) {
+      std::copy_n(x.As<const float>() + tokens[r].first * hidden, hidden, xs.As<float>() + r * hidden);
+    }
+    TensorView gu = Scratch(gu_buf, m, 2 * inter);
+    Linear(ctx, xs, ExpertSlice(gate_up, e), gu);
+    TensorView act = Scratch(act_buf, m, inter);
+    for (int64_t r = 0; r < m; ++r) {
+      const float* g = gu.As<const float>() + r * 2 * inter;
+      for (int64_t i = 0; i < inter; ++i) act.As<float>()[r * inter + i] = GeluTanh(g[i]) * g[inter + i];
+    }
+    TensorView y = Scratch(y_buf, m, hidden);
+    Linear(ctx, act, ExpertSlice(down, e), y);
+    for (int64_t r = 0; r < m; ++r) {
+      float* orow = o + tokens[r].first * hidden;
+      const float* yr = y.As<const float>() + r * hidden;
+      for (int64_t i = 0; i < hidden; ++i) orow[i] += yr[i] * tokens[r].second;
+    }
+  }
+}
+
+}  // namespace gemmad::kernels

@@ -1,0 +1,71 @@
+// RMSNorm and RoPE ops (row-parallel). The mean square accumulates in double; the scale is
+// pow(ms, -0.5) in fp32 as the reference model computes it.
+#include <cmath>
+
+#include "kernels/cpu/view_checks.h"
+#include "kernels/ops.h"
+
+namespace gemmad::kernels {
+
+void RmsNorm(const ExecContext& ctx, const TensorView& x, const TensorView& weight,
+             const TensorView& out, float eps) {
+  internal::CheckDType(x, tensor::DType::kF32, "RmsNorm x");
+  internal::CheckDType(out, tensor::DType::kF32, "RmsNorm out");
+  internal::CheckRank(x, 2, "RmsNorm x");
+  GEMMAD_CHECK(out.shape == x.shape, "RmsNorm: x {} out {}", x.shape.ToString(), out.shape.ToString());
+  const int64_t rows = x.shape[0], n = x.shape[1];
+  const bool has_weight = weight.data != nullptr;
+  if (has_weight) {
+    internal::CheckWeightDType(weight, "RmsNorm weight");
+    GEMMAD_CHECK(weight.NumElements() == n, "RmsNorm: weight {} for rows of {}", weight.shape.ToString(), n);
+  }
+  const float* xp = x.As<const float>();
+  float* op = out.As<float>();
+  ParallelFor(ctx, rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const float* xr = xp + r * n;
+      float* yr = op + r * n;
+      double ss = 0.0;
+      for (int64_t j = 0; j < n; ++j) ss += static_cast<double>(xr[j]) * xr[j];
+      const float ms = static_cast<float>(ss / static_cast<double>(n)) + eps;
+      const float inv = std::pow(ms, -0.5f);
+      if (has_weight) {
+        for (int64_t j = 0; j < n; ++j) yr[j] = (xr[j] * inv) * internal::LoadAsFloat(weight.data, weight.dtype, j);
+      } else {
+        for (int64_t j = 0; j < n; ++j) yr[j] = xr[j] * inv;
+      }
+    }
+  });
+}
+
+void RopeNeox(const ExecContext& ctx, const TensorView& x, const TensorView& positions,
+              const TensorView& inv_freq) {
+  internal::CheckDType(x, tensor::DType::kF32, "RopeNeox x");
+  internal::CheckDType(positions, tensor::DType::kI32, "RopeNeox positions");
+  internal::CheckDType(inv_freq, tensor::DType::kF32, "RopeNeox inv_freq");
+  internal::CheckRank(x, 3, "RopeNeox x");
+  const int64_t n = x.shape[0], heads = x.shape[1], d = x.shape[2], half = d / 2;
+  GEMMAD_CHECK(d % 2 == 0 && inv_freq.NumElements() == half && positions.NumElements() == n,
+               "RopeNeox: x {} positions {} inv_freq {}", x.shape.ToString(), positions.shape.ToString(),
+               inv_freq.shape.ToString());
+  const int32_t* pos = positions.As<const int32_t>();
+  const float* f = inv_freq.As<const float>();
+  float* xp = x.As<float>();
+  ParallelFor(ctx, n, 8, [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      for (int64_t i = 0; i < half; ++i) {
+        if (f[i] == 0.0f) continue;  // angle 0: cos 1, sin 0
+        const float angle = static_cast<float>(pos[t]) * f[i];
+        const float c = std::cos(angle), s = std::sin(angle);
+        for (int64_t h = 0; h < heads; ++h) {
+          float* v = xp + (t * heads + h) * d;
+          const float a = v[i], bb = v[i + half];
+          v[i] = a * c - bb * s;
+          v[i + half] = bb * c + a * s;
+        }
+      }
+    }
+  });
+}
+
+}  // namespace gemmad::kernels

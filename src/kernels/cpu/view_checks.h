@@ -1,0 +1,35 @@
+// Internal helpers shared by the CPU ops: view validation and element loads of either weight
+// dtype. Not part of the public kernels API.
+#pragma once
+
+#include <cstdint>
+
+#include "base/check.h"
+#include "tensor/half.h"
+#include "tensor/tensor_view.h"
+
+namespace gemmad::kernels::internal {
+
+inline void CheckDType(const tensor::TensorView& v, tensor::DType want, const char* what) {
+  GEMMAD_CHECK(v.data != nullptr, "{}: null data", what);
+  GEMMAD_CHECK(v.dtype == want, "{}: dtype {} (want {})", what, tensor::DTypeName(v.dtype),
+               tensor::DTypeName(want));
+}
+
+inline void CheckWeightDType(const tensor::TensorView& v, const char* what) {
+  GEMMAD_CHECK(v.data != nullptr, "{}: null data", what);
+  GEMMAD_CHECK(v.dtype == tensor::DType::kF32 || v.dtype == tensor::DType::kBF16,
+               "{}: dtype {} (want F32 or BF16)", what, tensor::DTypeName(v.dtype));
+}
+
+inline void CheckRank(const tensor::TensorView& v, int rank, const char* what) {
+  GEMMAD_CHECK(v.shape.rank == rank, "{}: shape {} (want rank {})", what, v.shape.ToString(), rank);
+}
+
+// Element i of an f32 or bf16 buffer as float.
+inline float LoadAsFloat(const void* data, tensor::DType dtype, int64_t i) {
+  if (dtype == tensor::DType::kBF16) return tensor::Bf16ToFloat(static_cast<const uint16_t*>(data)[i]);
+  return static_cast<const float*>(data)[i];
+}
+
+}  // namespace gemmad::kernels::internal

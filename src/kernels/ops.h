@@ -1,0 +1,93 @@
+// Kernel entry points: free functions over TensorViews with an explicit ExecContext. Shapes in
+// the comments are the contract; a mismatch is a programming error (GEMMAD_CHECK). Activations
+// are fp32; weights may be fp32 or bf16 (read as stored, widened in registers); KV caches may be
+// fp32 or bf16. Every op has a scalar reference in kernels/reference/ and a parity test.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "kernels/context.h"
+#include "tensor/tensor_view.h"
+
+namespace gemmad::kernels {
+
+using tensor::TensorView;
+
+// ---- dense algebra -----------------------------------------------------------------------
+// y = x · wᵀ. x: [n, in] f32; w: [out, in] f32|bf16; y: [n, out] f32 (must not alias x).
+void Linear(const ExecContext& ctx, const TensorView& x, const TensorView& w, const TensorView& y);
+
+// RMSNorm over the last dim: out = x · pow(mean(x²) + eps, -0.5) · weight (text-model.md §4.1;
+// the weight is used as stored, never 1 + w). x, out: [rows, n] f32 (may alias); weight: [n]
+// f32|bf16, or a view with data == nullptr for the weightless norm. A per-head norm passes
+// x viewed as [num_tokens · num_heads, head_dim].
+void RmsNorm(const ExecContext& ctx, const TensorView& x, const TensorView& weight,
+             const TensorView& out, float eps);
+
+// NeoX (rotate-half) RoPE in place. x: [n, num_heads, head_dim] f32; positions: [n] i32;
+// inv_freq: [head_dim / 2] f32 (zeros leave their lane pair unchanged: proportional RoPE).
+void RopeNeox(const ExecContext& ctx, const TensorView& x, const TensorView& positions,
+              const TensorView& inv_freq);
+
+// ---- element-wise --------------------------------------------------------------------------
+// GeGLU: out = gelu_tanh(gate) ⊙ up. All f32 with equal element counts (out may alias either).
+void GeluTanhMul(const ExecContext& ctx, const TensorView& gate, const TensorView& up,
+                 const TensorView& out);
+// x = cap · tanh(x / cap), in place; f32.
+void SoftCap(const ExecContext& ctx, const TensorView& x, float cap);
+// Row-wise softmax in place. x: [rows, n] f32.
+void Softmax(const ExecContext& ctx, const TensorView& x);
+// out = a + b (f32, equal element counts; out may alias a or b).
+void Add(const ExecContext& ctx, const TensorView& a, const TensorView& b, const TensorView& out);
+// x *= s, in place; f32.
+void Scale(const ExecContext& ctx, const TensorView& x, float s);
+
+// ---- embeddings ------------------------------------------------------------------------------
+// out[t, :] = table[ids[t], :] · scale. table: [num_rows, m] f32|bf16 (may be a memory-mapped
+// file: only the rows named are touched); ids: [n] i32, each in [0, num_rows); out: [n, m] f32.
+void EmbeddingGather(const ExecContext& ctx, const TensorView& table, const TensorView& ids,
+                     float scale, const TensorView& out);
+
+// ---- paged attention ---------------------------------------------------------------------------
+// One KV cache of one layer: k, v: [num_blocks, block_size, num_kv_heads, head_dim] f32|bf16.
+// Key index j of a sequence lives in physical block block_table[j / block_size], row
+// j % block_size.
+//
+// Writes new keys/values. k, v: [n, num_kv_heads, head_dim] f32; slots: [n] i64, each
+// block · block_size + row, or -1 to skip the token. bf16 caches round to nearest even.
+void KvCacheWrite(const ExecContext& ctx, const TensorView& k, const TensorView& v,
+                  const TensorView& slots, const TensorView& k_cache, const TensorView& v_cache);
+
+// The tokens of one sequence inside a flattened batch and where its keys live.
+struct AttentionSequence {
+  int64_t token_begin = 0;      // first row of q/out belonging to the sequence
+  int64_t num_tokens = 0;       // its rows are [token_begin, token_begin + num_tokens)
+  int64_t first_kv_index = 0;   // key index of its first query row (tokens already cached)
+  const int32_t* block_table = nullptr;  // logical block -> physical block (-1 = freed)
+  int64_t block_table_size = 0;
+};
+
+// Causal attention of every query row over its sequence's cached keys [lo, qi], where qi is the
+// row's key index and lo = 0 (window == 0) or max(0, qi - window + 1). Keys below lo are never
+// read, so their blocks may be freed (-1). GQA: query head h reads KV head h / (nH / nkv).
+// Online softmax in fp32. q, out: [n, num_heads, head_dim] f32 (must not alias).
+void PagedAttention(const ExecContext& ctx, const TensorView& q, const TensorView& k_cache,
+                    const TensorView& v_cache, std::span<const AttentionSequence> sequences,
+                    int64_t window, float scale, const TensorView& out);
+
+// ---- mixture of experts --------------------------------------------------------------------
+// Routing (text-model.md §8): softmax over all experts, top-K (ties: lower id), renormalise,
+// then multiply per_expert_scale. logits: [n, E] f32; per_expert_scale: [E] f32|bf16;
+// weights: [n, K] f32; ids: [n, K] i32 (by probability, descending).
+void MoeRoute(const ExecContext& ctx, const TensorView& logits, const TensorView& per_expert_scale,
+              const TensorView& weights, const TensorView& ids);
+// out[t] = Σ_k weights[t,k] · down[e]·(gelu_tanh(gate)⊙up), (gate; up) = gate_up[e]·x[t],
+// e = ids[t,k]; contributions are accumulated per expert in ascending id (the reference
+// model's order). x: [n, H] f32; gate_up: [E, 2·Ie, H] f32|bf16 (gate rows first);
+// down: [E, H, Ie] same dtype; out: [n, H] f32 (overwritten; must not alias x).
+void MoeExperts(const ExecContext& ctx, const TensorView& x, const TensorView& gate_up,
+                const TensorView& down, const TensorView& weights, const TensorView& ids,
+                const TensorView& out);
+
+}  // namespace gemmad::kernels

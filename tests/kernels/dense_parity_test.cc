@@ -1,0 +1,201 @@
+// Parity of the dense ops (Linear, RMSNorm, RoPE, element-wise, embedding) with the scalar
+// references, for every CPU kernel table, with and without a thread pool.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "kernels/ops.h"
+#include "kernels/reference/activation.h"
+#include "kernels/reference/embedding.h"
+#include "kernels/reference/linear.h"
+#include "kernels/reference/rms_norm.h"
+#include "kernels/reference/rope.h"
+#include "kernels/thread_pool.h"
+#include "parity_util.h"
+
+namespace gemmad::kernels {
+namespace {
+
+using tensor::DType;
+using testing::ExpectClose;
+using testing::View;
+
+TEST(KernelRegistry, AutoChoiceIsTheBestSupportedTable) {
+  auto tables = SupportedCpuKernelTables();
+  ASSERT_FALSE(tables.empty());
+  EXPECT_EQ(tables.front()->name, "generic");
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    ASSERT_EQ(tables.size(), 2u);
+    EXPECT_EQ(tables.back()->name, "avx2");
+  }
+#endif
+  if (std::getenv("GEMMAD_CPU_ISA") == nullptr) {
+    EXPECT_EQ(&CpuKernels(), tables.back());
+  }
+}
+
+TEST(KernelParity, LinearF32AndBf16OddSizesMisaligned) {
+  ThreadPool pool(2);
+  Rng rng(1);
+  testing::ForEachKernelTable([&](const CpuKernelTable&) {
+    for (ExecContext ctx : {ExecContext{}, ExecContext{&pool}}) {
+      for (int64_t n : {1, 3, 4, 6, 9}) {
+        for (int64_t in : {1, 7, 8, 17, 67}) {
+          for (int64_t out : {1, 5, 33}) {
+            auto x = testing::RandomFloats(rng, n * in);
+            auto wf = testing::RandomFloats(rng, out * in);
+            std::vector<float> wb_f;
+            auto wb = testing::RandomBf16(rng, out * in, &wb_f);
+            testing::Misaligned<float> y(n * out);
+            std::vector<float> want(static_cast<size_t>(n * out));
+            const double tol = 1e-5 * std::sqrt(static_cast<double>(in));
+            Linear(ctx, View(x.data(), DType::kF32, {n, in}), View(wf.data(), DType::kF32, {out, in}),
+                   View(y.data(), DType::kF32, {n, out}));
+            reference::LinearF32(x.data(), n, in, wf.data(), out, want.data());
+            ExpectClose(y.data(), want.data(), n * out, tol, 1e-5, "f32");
+            Linear(ctx, View(x.data(), DType::kF32, {n, in}), View(wb.data(), DType::kBF16, {out, in}),
+                   View(y.data(), DType::kF32, {n, out}));
+            reference::LinearF32(x.data(), n, in, wb_f.data(), out, want.data());
+            ExpectClose(y.data(), want.data(), n * out, tol, 1e-5, "bf16");
+            reference::LinearBf16(x.data(), n, in, wb.data(), out, want.data());
+            ExpectClose(y.data(), want.data(), n * out, tol, 1e-5, "bf16 ref");
+          }
+        }
+      }
+    }
+  });
+}
+
+TEST(KernelParity, RmsNormWeightedBf16WeightlessPerHead) {
+  ThreadPool pool(2);
+  Rng rng(2);
+  for (ExecContext ctx : {ExecContext{}, ExecContext{&pool}}) {
+    for (int64_t rows : {1, 3, 40}) {
+      for (int64_t n : {1, 5, 16, 67}) {
+        auto x = testing::RandomFloats(rng, rows * n, 3.0);
+        auto w = testing::RandomFloats(rng, n);
+        std::vector<float> wb_f;
+        auto wb = testing::RandomBf16(rng, n, &wb_f);
+        testing::Misaligned<float> y(rows * n);
+        std::vector<float> want(static_cast<size_t>(rows * n));
+        auto xv = View(x.data(), DType::kF32, {rows, n});
+        auto yv = View(y.data(), DType::kF32, {rows, n});
+        RmsNorm(ctx, xv, View(w.data(), DType::kF32, {n}), yv, 1e-6f);
+        reference::RmsNorm(x.data(), w.data(), want.data(), rows, n, 1e-6f);
+        ExpectClose(y.data(), want.data(), rows * n, 1e-6, 1e-5, "f32 weight");
+        RmsNorm(ctx, xv, View(wb.data(), DType::kBF16, {n}), yv, 1e-6f);
+        reference::RmsNorm(x.data(), wb_f.data(), want.data(), rows, n, 1e-6f);
+        ExpectClose(y.data(), want.data(), rows * n, 1e-6, 1e-5, "bf16 weight");
+        RmsNorm(ctx, xv, tensor::TensorView{}, yv, 1e-6f);
+        reference::RmsNorm(x.data(), nullptr, want.data(), rows, n, 1e-6f);
+        ExpectClose(y.data(), want.data(), rows * n, 1e-6, 1e-5, "weightless");
+        RmsNorm(ctx, xv, tensor::TensorView{}, xv, 1e-6f);  // in place
+        ExpectClose(x.data(), want.data(), rows * n, 1e-6, 1e-5, "in place");
+      }
+    }
+  }
+}
+
+TEST(KernelParity, RopeDefaultAndProportional) {
+  ThreadPool pool(2);
+  Rng rng(3);
+  for (ExecContext ctx : {ExecContext{}, ExecContext{&pool}}) {
+    for (int64_t d : {2, 16, 32, 66}) {
+      for (bool proportional : {false, true}) {
+        const int64_t n = 11, heads = 3, half = d / 2;
+        auto x = testing::RandomFloats(rng, n * heads * d);
+        testing::Misaligned<float> f(half);
+        testing::Misaligned<int32_t> pos(n);
+        for (int64_t i = 0; i < half; ++i) {
+          const bool rotates = !proportional || i < std::max<int64_t>(1, half / 4);
+          f[i] = rotates ? 1.0f / std::pow(10000.0f, static_cast<float>(2 * i) / static_cast<float>(d)) : 0.0f;
+        }
+        for (int64_t t = 0; t < n; ++t) pos[t] = static_cast<int32_t>(t * 37 + 3);
+        std::vector<float> want(x.data(), x.data() + n * heads * d);
+        RopeNeox(ctx, View(x.data(), DType::kF32, {n, heads, d}), View(pos.data(), DType::kI32, {n}),
+                 View(f.data(), DType::kF32, {half}));
+        reference::RopeNeox(want.data(), n, heads, d, pos.data(), f.data());
+        ExpectClose(x.data(), want.data(), n * heads * d, 2e-5, 1e-5, "rope");
+      }
+    }
+  }
+}
+
+TEST(KernelParity, RopeZeroFrequencyLanesPassThrough) {
+  const int64_t d = 8;
+  std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8}, f = {1.0f, 0.0f, 0.0f, 0.0f};
+  std::vector<int32_t> pos = {5};
+  RopeNeox({}, View(x.data(), DType::kF32, {1, 1, d}), View(pos.data(), DType::kI32, {1}),
+           View(f.data(), DType::kF32, {4}));
+  EXPECT_FLOAT_EQ(x[1], 2);
+  EXPECT_FLOAT_EQ(x[3], 4);
+  EXPECT_FLOAT_EQ(x[5], 6);
+  EXPECT_FLOAT_EQ(x[7], 8);
+  EXPECT_NEAR(x[0], 1 * std::cos(5.0) - 5 * std::sin(5.0), 1e-5);  // pairs (0, 4): rotate-half
+  EXPECT_NEAR(x[4], 5 * std::cos(5.0) + 1 * std::sin(5.0), 1e-5);
+}
+
+TEST(KernelParity, ElementwiseOps) {
+  ThreadPool pool(2);
+  Rng rng(4);
+  for (ExecContext ctx : {ExecContext{}, ExecContext{&pool}}) {
+    for (int64_t n : {1, 7, 9000}) {
+      auto g = testing::RandomFloats(rng, n, 3.0);
+      auto u = testing::RandomFloats(rng, n);
+      testing::Misaligned<float> o(n);
+      std::vector<float> want(static_cast<size_t>(n));
+      GeluTanhMul(ctx, View(g.data(), DType::kF32, {n}), View(u.data(), DType::kF32, {n}),
+                  View(o.data(), DType::kF32, {n}));
+      reference::GeluTanhMul(g.data(), u.data(), want.data(), n);
+      ExpectClose(o.data(), want.data(), n, 1e-6, 1e-5, "geglu");
+
+      std::vector<float> capped(g.data(), g.data() + n);
+      for (float& v : capped) v *= 20.0f;
+      std::vector<float> capped_want = capped;
+      SoftCap(ctx, View(capped.data(), DType::kF32, {n}), 5.0f);
+      reference::SoftCap(capped_want.data(), n, 5.0f);
+      ExpectClose(capped.data(), capped_want.data(), n, 1e-5, 1e-5, "softcap");
+      for (float v : capped) ASSERT_LE(std::fabs(v), 5.0f);
+
+      Add(ctx, View(g.data(), DType::kF32, {n}), View(u.data(), DType::kF32, {n}), View(o.data(), DType::kF32, {n}));
+      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(o[i], g[i] + u[i]);
+      Scale(ctx, View(o.data(), DType::kF32, {n}), 0.5f);
+      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(o[i], (g[i] + u[i]) * 0.5f);
+    }
+    for (int64_t cols : {1, 5, 300}) {
+      const int64_t rows = 7;
+      auto x = testing::RandomFloats(rng, rows * cols, 10.0);
+      std::vector<float> want(x.data(), x.data() + rows * cols);
+      Softmax(ctx, View(x.data(), DType::kF32, {rows, cols}));
+      reference::Softmax(want.data(), rows, cols);
+      ExpectClose(x.data(), want.data(), rows * cols, 1e-7, 1e-5, "softmax");
+    }
+  }
+}
+
+TEST(KernelParity, EmbeddingGatherF32AndBf16) {
+  Rng rng(5);
+  const int64_t rows = 37, m = 13, n = 9;
+  auto tf = testing::RandomFloats(rng, rows * m);
+  std::vector<float> tb_f;
+  auto tb = testing::RandomBf16(rng, rows * m, &tb_f);
+  testing::Misaligned<int32_t> ids(n);
+  for (int64_t t = 0; t < n; ++t) ids[t] = static_cast<int32_t>(rng.Below(rows));
+  ids[0] = 0;
+  ids[1] = static_cast<int32_t>(rows - 1);
+  testing::Misaligned<float> out(n * m);
+  std::vector<float> want(static_cast<size_t>(n * m));
+  EmbeddingGather({}, View(tf.data(), DType::kF32, {rows, m}), View(ids.data(), DType::kI32, {n}), 8.0f,
+                  View(out.data(), DType::kF32, {n, m}));
+  reference::EmbeddingGatherF32(tf.data(), m, ids.data(), n, 8.0f, want.data());
+  ExpectClose(out.data(), want.data(), n * m, 0, 0, "f32");
+  EmbeddingGather({}, View(tb.data(), DType::kBF16, {rows, m}), View(ids.data(), DType::kI32, {n}), 2.828125f,
+                  View(out.data(), DType::kF32, {n, m}));
+  reference::EmbeddingGatherBf16(tb.data(), m, ids.data(), n, 2.828125f, want.data());
+  ExpectClose(out.data(), want.data(), n * m, 0, 0, "bf16");
+}
+
+}  // namespace
+}  // namespace gemmad::kernels
