@@ -29,7 +29,8 @@ struct Config {
   std::vector<LayerType> layer_types;
   int64_t num_attention_heads = 0;         // nH
   int64_t num_key_value_heads = 0;         // nKV (sliding, and full unless k_eq_v)
-  int64_t num_global_key_value_heads = 0;  // nKVg (full layers when attention_k_eq_v); 0 = unused
+  int64_t num_global_key_value_heads = 0;  // nKVg (full layers when attention_k_eq_v); 0 = unused.
+                                           // ParseConfig sets it to nKV when k_eq_v and null (HF).
   int64_t head_dim = 256;                  // d_s
   int64_t global_head_dim = 512;           // d_f
   bool attention_k_eq_v = false;
@@ -49,12 +50,17 @@ struct Config {
   double final_logit_softcapping = 0.0;  // 0 = none
   int64_t max_position_embeddings = 131072;
   bool tie_word_embeddings = true;
-  int64_t pad_token_id = 0, bos_token_id = 2;
+  int64_t pad_token_id = 0, bos_token_id = 2;  // -1 when null in config.json
   std::vector<int64_t> eos_token_ids = {1};
   std::string torch_dtype = "bfloat16";  // as declared by the checkpoint ("dtype"/"torch_dtype")
   // Multimodal wrapper facts (0 when the checkpoint is text-only).
   bool multimodal = false;  // config.json had a text_config (weights under model.language_model.)
   int64_t image_token_id = 0, audio_token_id = 0, video_token_id = 0;
+  // Informational fields (added by the config parser).
+  std::vector<std::string> architectures;       // e.g. {"Gemma4ForConditionalGeneration"}
+  std::string hidden_activation = "gelu_pytorch_tanh";  // or "gelu_new" (both tanh-approximate)
+  std::string use_bidirectional_attention;      // "" (null) or "vision"; "all" is rejected
+  bool per_layer_config_layout = false;         // config.json used `per_layer_config` (transformers >= 5.2x)
 
   // --- derived per-layer plan (filled by ParseConfig) ---
   int64_t first_kv_shared_layer() const { return num_hidden_layers - num_kv_shared_layers; }  // F
@@ -74,6 +80,8 @@ struct Config {
 // Parses config.json text (text-only or multimodal with `text_config`; released field layout
 // and the newer `per_layer_config` layout). Errors name the field: "config.json: hidden_size: ...".
 Result<Config> ParseConfig(std::string_view json_text);
+// The same, with `label` (e.g. the file's path) starting every error message.
+Result<Config> ParseConfig(std::string_view json_text, std::string_view label);
 // Reads and parses <dir>/config.json.
 Result<Config> LoadConfig(const std::string& model_dir);
 
