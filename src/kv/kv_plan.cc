@@ -1,0 +1,74 @@
+// PlanKvCache: a binary search over the full groups' block count under the byte budget.
+#include "kv/kv_plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "kv/kv_cache_manager.h"
+
+namespace gemmad::kv {
+namespace {
+
+// Blocks per group (null block excluded) for `n` blocks in each full group.
+std::vector<int64_t> Split(const KvPlanInput& in, int64_t n) {
+  std::vector<int64_t> out;
+  for (const auto& g : in.groups) {
+    if (g.kind == KvGroupKind::kFull) {
+      out.push_back(n);
+    } else {
+      int64_t per_seq = MaxBlocksPerSequence(g, in.block_size, in.max_model_len, in.max_num_batched_tokens);
+      out.push_back(std::min<int64_t>(n, per_seq * in.max_num_seqs));
+    }
+  }
+  return out;
+}
+
+int64_t Bytes(const KvPlanInput& in, const std::vector<int64_t>& blocks) {
+  int64_t total = 0;
+  for (size_t g = 0; g < blocks.size(); ++g) total += (blocks[g] + 1) * in.groups[g].bytes_per_block;
+  return total;
+}
+
+}  // namespace
+
+Result<KvPlan> PlanKvCache(const KvPlanInput& in) {
+  if (in.groups.empty()) return InvalidArgumentError("KV plan: no KV groups");
+  if (in.block_size <= 0) return InvalidArgumentError("KV plan: block_size must be positive");
+  for (const auto& g : in.groups) {
+    if (g.bytes_per_block <= 0) {
+      return InvalidArgumentError(fmt::format("KV plan: group {} has no bytes_per_block", g.name));
+    }
+  }
+  // Largest n (blocks per full group) within the budget. Bytes(n) is monotone in n.
+  int64_t lo = 0, hi = 1;
+  while (Bytes(in, Split(in, hi)) <= in.budget_bytes && hi < (int64_t{1} << 40)) hi *= 2;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo + 1) / 2;
+    if (Bytes(in, Split(in, mid)) <= in.budget_bytes) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  std::vector<int64_t> blocks = Split(in, lo);
+  KvPlan plan;
+  plan.groups = in.groups;
+  for (size_t g = 0; g < blocks.size(); ++g) plan.groups[g].num_blocks = std::max<int64_t>(blocks[g], 1) + 1;
+  plan.total_bytes = Bytes(in, blocks);
+  KvCacheConfig cfg{in.block_size, plan.groups, false};
+  KvCacheManager probe(cfg);
+  plan.max_sequence_tokens = probe.MaxSequenceTokens(in.max_num_batched_tokens, in.max_model_len);
+  if (lo < 1 || plan.max_sequence_tokens < in.max_model_len) {
+    const int64_t fit = probe.MaxSequenceTokens(in.max_num_batched_tokens, int64_t{1} << 40);
+    return ResourceExhaustedError(fmt::format(
+        "The KV cache budget of {:.2f} GiB holds at most {} tokens per sequence, less than "
+        "max_model_len ({}). Lower --max-model-len to {} or less, or raise the KV cache space "
+        "(VLLM_CPU_KVCACHE_SPACE).",
+        static_cast<double>(in.budget_bytes) / (1024.0 * 1024.0 * 1024.0), lo < 1 ? 0 : fit,
+        in.max_model_len, lo < 1 ? 0 : fit));
+  }
+  return plan;
+}
+
+}  // namespace gemmad::kv

@@ -1,0 +1,202 @@
+// Scheduler: running sequences first (with recompute preemption), then FCFS admission.
+#include "sched/scheduler.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "base/check.h"
+
+namespace gemmad::sched {
+
+Scheduler::Scheduler(SchedulerConfig config, kv::KvCacheConfig kv_config)
+    : config_(config), kv_(std::move(kv_config)) {
+  GEMMAD_CHECK(config_.max_num_seqs > 0 && config_.max_num_batched_tokens > 0 && config_.max_model_len > 0,
+               "scheduler limits must be positive");
+  max_sequence_tokens_ = kv_.MaxSequenceTokens(config_.max_num_batched_tokens, config_.max_model_len);
+}
+
+Status Scheduler::Add(SequenceSpec spec) {
+  if (seqs_.count(spec.id)) return InvalidArgumentError(fmt::format("sequence {} already exists", spec.id));
+  const int64_t prompt = static_cast<int64_t>(spec.prompt_token_ids.size());
+  if (prompt == 0) return InvalidArgumentError("The prompt must contain at least one token.");
+  if (spec.max_tokens < 1) return InvalidArgumentError(fmt::format("max_tokens must be at least 1, got {}.", spec.max_tokens));
+  const int64_t total = prompt + spec.max_tokens;
+  if (total > config_.max_model_len) {
+    return InvalidArgumentError(fmt::format(
+        "This model's maximum context length is {} tokens. However, you requested {} output tokens "
+        "and your prompt contains {} input tokens, for a total of {} tokens. Please reduce the "
+        "length of the input prompt or the number of requested output tokens.",
+        config_.max_model_len, spec.max_tokens, prompt, total));
+  }
+  if (total > max_sequence_tokens_) {
+    return InvalidArgumentError(fmt::format(
+        "This request can need {} tokens of KV cache (prompt {} + max_tokens {}), but the KV cache "
+        "holds at most {} tokens for one sequence; it could never be scheduled. Reduce the prompt "
+        "or max_tokens, or give the server more KV cache space.",
+        total, prompt, spec.max_tokens, max_sequence_tokens_));
+  }
+  auto seq = std::make_unique<Sequence>(std::move(spec), kv_.block_size());
+  waiting_.push_back(seq.get());
+  seqs_.emplace(seq->id(), std::move(seq));
+  return OkStatus();
+}
+
+bool Scheduler::Remove(SeqId id) {
+  auto it = seqs_.find(id);
+  if (it == seqs_.end()) return false;
+  Sequence* s = it->second.get();
+  if (s->status == SeqStatus::kRunning) {
+    running_.erase(std::find(running_.begin(), running_.end(), s));
+  } else {
+    waiting_.erase(std::find(waiting_.begin(), waiting_.end(), s));
+  }
+  kv_.Free(id);
+  seqs_.erase(it);
+  return true;
+}
+
+const Sequence* Scheduler::Find(SeqId id) const {
+  auto it = seqs_.find(id);
+  return it == seqs_.end() ? nullptr : it->second.get();
+}
+
+void Scheduler::Preempt(Sequence* seq) {
+  kv_.Free(seq->id());
+  seq->num_computed_tokens = 0;
+  seq->status = SeqStatus::kWaiting;
+  ++seq->num_preemptions;
+  ++stats_.num_preemptions;
+  waiting_.push_front(seq);
+}
+
+ScheduledSeq Scheduler::MakeScheduled(const Sequence& seq, int64_t num_computed, int64_t num_new) const {
+  ScheduledSeq s;
+  s.seq_id = seq.id();
+  s.num_computed_tokens = num_computed;
+  s.num_scheduled_tokens = static_cast<int32_t>(num_new);
+  const auto& tokens = seq.token_ids();
+  s.token_ids.assign(tokens.begin() + num_computed, tokens.begin() + num_computed + num_new);
+  s.block_tables.reserve(static_cast<size_t>(kv_.num_groups()));
+  for (int g = 0; g < kv_.num_groups(); ++g) s.block_tables.push_back(kv_.BlockTable(seq.id(), g));
+  s.num_prompt_tokens = seq.num_prompt_tokens();
+  s.sample = num_computed + num_new == seq.num_tokens();
+  return s;
+}
+
+bool Scheduler::ScheduleRunning(SchedulerOutput* out, int64_t* budget) {
+  size_t i = 0;
+  while (i < running_.size() && *budget > 0) {
+    Sequence* s = running_[i];
+    const int64_t num_new = std::min(s->num_tokens() - s->num_computed_tokens, *budget);
+    GEMMAD_CHECK(num_new > 0, "running sequence {} has nothing to compute", s->id());
+    bool allocated = false;
+    while (!allocated) {
+      allocated = kv_.Allocate(s->id(), nullptr, s->num_computed_tokens, num_new);
+      if (allocated) break;
+      Sequence* victim = running_.back();  // the most recently admitted
+      running_.pop_back();
+      Preempt(victim);
+      out->preempted_seq_ids.push_back(victim->id());
+      if (victim == s) break;
+    }
+    if (!allocated) break;  // `s` preempted itself; nothing after it is left
+    out->seqs.push_back(MakeScheduled(*s, s->num_computed_tokens, num_new));
+    *budget -= num_new;
+    ++i;
+  }
+  return !out->preempted_seq_ids.empty();
+}
+
+void Scheduler::ScheduleWaiting(SchedulerOutput* out, int64_t* budget) {
+  while (!waiting_.empty() && *budget > 0 &&
+         static_cast<int64_t>(running_.size()) < config_.max_num_seqs) {
+    Sequence* s = waiting_.front();
+    kv::CacheHit hit;
+    if (!s->spec().skip_prefix_cache) {
+      // At least one token is always computed, so that the step produces logits.
+      hit = kv_.FindCachedPrefix(s->block_hashes(), s->num_tokens() - 1);
+    }
+    const int64_t num_computed = hit.num_tokens;
+    const int64_t num_new = std::min(s->num_tokens() - num_computed, *budget);
+    if (!kv_.Allocate(s->id(), &hit, num_computed, num_new)) break;  // FCFS: nobody overtakes
+    if (kv_.config().enable_prefix_caching && !s->spec().skip_prefix_cache) {
+      stats_.prefix_cache_queries += static_cast<uint64_t>(s->num_tokens());
+      stats_.prefix_cache_hits += static_cast<uint64_t>(num_computed);
+    }
+    waiting_.pop_front();
+    s->status = SeqStatus::kRunning;
+    s->num_computed_tokens = num_computed;
+    if (!s->num_cached_tokens) s->num_cached_tokens = num_computed;
+    running_.push_back(s);
+    out->seqs.push_back(MakeScheduled(*s, num_computed, num_new));
+    *budget -= num_new;
+  }
+}
+
+SchedulerOutput Scheduler::Schedule() {
+  SchedulerOutput out;
+  out.block_size = kv_.block_size();
+  int64_t budget = config_.max_num_batched_tokens;
+  // vLLM: no admissions in a step that had to preempt.
+  if (!ScheduleRunning(&out, &budget)) ScheduleWaiting(&out, &budget);
+  out.total_num_scheduled_tokens = config_.max_num_batched_tokens - budget;
+  return out;
+}
+
+std::vector<SeqUpdate> Scheduler::Update(const SchedulerOutput& out,
+                                         std::span<const std::vector<int32_t>> sampled) {
+  GEMMAD_CHECK(sampled.size() == out.seqs.size(), "{} sampled lists for {} scheduled sequences",
+               sampled.size(), out.seqs.size());
+  std::vector<SeqUpdate> updates;
+  for (size_t i = 0; i < out.seqs.size(); ++i) {
+    const ScheduledSeq& ss = out.seqs[i];
+    auto it = seqs_.find(ss.seq_id);
+    if (it == seqs_.end()) continue;  // removed after scheduling
+    Sequence* s = it->second.get();
+    GEMMAD_CHECK(s->status == SeqStatus::kRunning && s->num_computed_tokens == ss.num_computed_tokens,
+                 "sequence {} changed between Schedule and Update", ss.seq_id);
+    s->num_computed_tokens += ss.num_scheduled_tokens;
+    kv_.CacheComputedBlocks(s->id(), s->block_hashes(), s->num_computed_tokens);
+    if (sampled[i].empty()) continue;
+    GEMMAD_CHECK(ss.sample, "tokens sampled for sequence {} mid-prompt", ss.seq_id);
+    SeqUpdate u;
+    u.seq_id = ss.seq_id;
+    for (int32_t t : sampled[i]) {
+      s->AppendToken(t);
+      u.new_token_ids.push_back(t);
+      u.finish = s->CheckStop(config_.max_model_len, &u.stop_token_id);
+      if (u.finish != SeqFinish::kNone) break;
+    }
+    if (u.finish != SeqFinish::kNone) Remove(ss.seq_id);
+    updates.push_back(std::move(u));
+  }
+  return updates;
+}
+
+void Scheduler::CheckInvariants() const {
+  kv_.CheckInvariants();
+  GEMMAD_CHECK(running_.size() + waiting_.size() == seqs_.size(), "{} running + {} waiting != {} sequences",
+               running_.size(), waiting_.size(), seqs_.size());
+  GEMMAD_CHECK(static_cast<int64_t>(running_.size()) <= config_.max_num_seqs, "too many running sequences");
+  const int64_t bs = kv_.block_size();
+  for (const Sequence* s : running_) {
+    GEMMAD_CHECK(s->status == SeqStatus::kRunning, "sequence {} in running list but not running", s->id());
+    GEMMAD_CHECK(s->num_computed_tokens < s->num_tokens(), "running sequence {} has nothing left", s->id());
+    for (int g = 0; g < kv_.num_groups(); ++g) {
+      const auto& table = kv_.BlockTable(s->id(), g);
+      GEMMAD_CHECK(static_cast<int64_t>(table.size()) >= kv::CeilDiv(s->num_computed_tokens, bs),
+                   "sequence {} group {} lacks blocks for its computed tokens", s->id(), g);
+      if (kv_.config().groups[static_cast<size_t>(g)].kind == kv::KvGroupKind::kFull) {
+        for (kv::BlockId b : table) GEMMAD_CHECK(b != kv::kNullBlock, "null block in a full group");
+      }
+    }
+  }
+  for (const Sequence* s : waiting_) {
+    GEMMAD_CHECK(s->status == SeqStatus::kWaiting && s->num_computed_tokens == 0 && !kv_.has_seq(s->id()),
+                 "waiting sequence {} holds state", s->id());
+  }
+}
+
+}  // namespace gemmad::sched

@@ -1,0 +1,88 @@
+// Scheduler: vLLM v1's token-budget scheduler. Every step it first gives running sequences the
+// tokens they lack (decode = 1, unfinished prefill = the rest of the prompt, capped by the
+// budget), preempting the most recently admitted running sequences (recompute: blocks freed,
+// back to the head of the queue) when KV blocks run out; then, if nothing was preempted,
+// admits waiting sequences in FCFS order after a prefix-cache lookup while budget, blocks and
+// --max-num-seqs allow. Chunked prefill falls out of the budget cap.
+// Invariant: running sequences hold blocks for [0, num_computed_tokens); waiting ones none.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "base/status.h"
+#include "kv/kv_cache_manager.h"
+#include "sched/scheduler_output.h"
+#include "sched/sequence.h"
+
+namespace gemmad::sched {
+
+struct SchedulerConfig {
+  int32_t max_num_seqs = 256;
+  int32_t max_num_batched_tokens = 2048;
+  int64_t max_model_len = 4096;
+};
+
+struct SeqUpdate {
+  SeqId seq_id = 0;
+  std::vector<int32_t> new_token_ids;
+  SeqFinish finish = SeqFinish::kNone;
+  std::optional<int32_t> stop_token_id;
+};
+
+struct SchedulerStats {  // cumulative
+  uint64_t num_preemptions = 0;
+  uint64_t prefix_cache_queries = 0;  // tokens looked up
+  uint64_t prefix_cache_hits = 0;     // tokens found
+};
+
+class Scheduler {
+ public:
+  Scheduler(SchedulerConfig config, kv::KvCacheConfig kv_config);
+
+  // Queues a sequence. kInvalidArgument when it could never fit: prompt + max_tokens beyond
+  // max_model_len, or more blocks than a KV group holds (instead of waiting forever).
+  Status Add(SequenceSpec spec);
+  // Removes a sequence (abort, error) and frees its blocks now. False if unknown.
+  bool Remove(SeqId id);
+
+  SchedulerOutput Schedule();
+  // Applies a step: sampled[i] are the tokens sampled for out.seqs[i] (empty if none).
+  // Advances num_computed_tokens, registers computed blocks in the prefix cache, appends
+  // tokens, checks stops, and frees finished sequences (which leave the scheduler).
+  std::vector<SeqUpdate> Update(const SchedulerOutput& out, std::span<const std::vector<int32_t>> sampled);
+
+  const Sequence* Find(SeqId id) const;
+  int64_t num_running() const { return static_cast<int64_t>(running_.size()); }
+  int64_t num_waiting() const { return static_cast<int64_t>(waiting_.size()); }
+  bool has_work() const { return !running_.empty() || !waiting_.empty(); }
+  const SchedulerStats& stats() const { return stats_; }
+  const kv::KvCacheManager& kv() const { return kv_; }
+  const SchedulerConfig& config() const { return config_; }
+  // The longest prompt + output a single sequence may have (max_model_len and KV capacity).
+  int64_t max_sequence_tokens() const { return max_sequence_tokens_; }
+
+  // Aborts when a scheduler or KV invariant is broken (tests call it after every step).
+  void CheckInvariants() const;
+
+ private:
+  void Preempt(Sequence* seq);
+  ScheduledSeq MakeScheduled(const Sequence& seq, int64_t num_computed, int64_t num_new) const;
+  bool ScheduleRunning(SchedulerOutput* out, int64_t* budget);
+  void ScheduleWaiting(SchedulerOutput* out, int64_t* budget);
+
+  SchedulerConfig config_;
+  kv::KvCacheManager kv_;
+  int64_t max_sequence_tokens_ = 0;
+  std::unordered_map<SeqId, std::unique_ptr<Sequence>> seqs_;
+  std::vector<Sequence*> running_;  // admission order
+  std::deque<Sequence*> waiting_;
+  SchedulerStats stats_;
+};
+
+}  // namespace gemmad::sched
