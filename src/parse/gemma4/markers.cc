@@ -1,0 +1,113 @@
+// Gemma 4 marker table and scanner (markers.h).
+#include "parse/gemma4/markers.h"
+
+#include "parse/text_util.h"
+
+namespace gemmad::parse::gemma4 {
+
+const std::vector<MarkerEntry>& AllMarkers() {
+  static const std::vector<MarkerEntry> kMarkers = {
+      {Marker::kToolDeclStart, "<|tool>"},
+      {Marker::kToolDeclEnd, "<tool|>"},
+      {Marker::kToolCallStart, "<|tool_call>"},
+      {Marker::kToolCallEnd, "<tool_call|>"},
+      {Marker::kToolResponseStart, "<|tool_response>"},
+      {Marker::kToolResponseEnd, "<tool_response|>"},
+      {Marker::kQuote, "<|\"|>"},
+      {Marker::kThink, "<|think|>"},
+      {Marker::kChannelStart, "<|channel>"},
+      {Marker::kChannelEnd, "<channel|>"},
+      {Marker::kTurnStart, "<|turn>"},
+      {Marker::kTurnEnd, "<turn|>"},
+      {Marker::kImageStart, "<|image>"},
+      {Marker::kAudioStart, "<|audio>"},
+      {Marker::kImage, "<|image|>"},
+      {Marker::kAudio, "<|audio|>"},
+      {Marker::kImageEnd, "<image|>"},
+      {Marker::kAudioEnd, "<audio|>"},
+      {Marker::kVideo, "<|video|>"},
+  };
+  return kMarkers;
+}
+
+std::string_view MarkerText(Marker marker) {
+  for (const auto& m : AllMarkers()) {
+    if (m.marker == marker) return m.text;
+  }
+  return {};
+}
+
+namespace {
+
+enum class Match { kNo, kFull, kPrefix };
+
+// Whether `s` (starting with '<') is a marker, a proper prefix of one (undecidable yet), or
+// neither. No marker is a prefix of another, so at most one full match exists.
+Match MatchMarker(std::string_view s, Marker* marker, size_t* length) {
+  bool prefix = false;
+  for (const auto& m : AllMarkers()) {
+    if (s.size() >= m.text.size()) {
+      if (s.compare(0, m.text.size(), m.text) == 0) {
+        *marker = m.marker;
+        *length = m.text.size();
+        return Match::kFull;
+      }
+    } else if (m.text.compare(0, s.size(), s) == 0) {
+      prefix = true;
+    }
+  }
+  return prefix ? Match::kPrefix : Match::kNo;
+}
+
+void PushText(std::string_view raw, bool at_end, std::vector<Piece>& out, size_t* consumed) {
+  std::string valid;
+  *consumed = AppendValidUtf8(raw, at_end, valid);
+  if (valid.empty()) return;
+  if (!out.empty() && out.back().marker == Marker::kNone) {
+    out.back().text += valid;
+  } else {
+    out.push_back(Piece{Marker::kNone, std::move(valid)});
+  }
+}
+
+}  // namespace
+
+void MarkerScanner::Feed(std::string_view text, std::vector<Piece>& out) {
+  pending_.append(text);
+  Scan(/*at_end=*/false, out);
+}
+
+void MarkerScanner::Finish(std::vector<Piece>& out) {
+  Scan(/*at_end=*/true, out);
+  pending_.clear();
+}
+
+void MarkerScanner::Scan(bool at_end, std::vector<Piece>& out) {
+  const std::string_view s = pending_;
+  size_t text_start = 0;
+  size_t i = 0;
+  size_t hold = s.size();  // first byte not yet decided
+  while (i < s.size()) {
+    size_t lt = s.find('<', i);
+    if (lt == std::string_view::npos) break;
+    Marker marker = Marker::kNone;
+    size_t length = 0;
+    Match m = MatchMarker(s.substr(lt), &marker, &length);
+    if (m == Match::kFull) {
+      size_t consumed;
+      PushText(s.substr(text_start, lt - text_start), /*at_end=*/true, out, &consumed);
+      out.push_back(Piece{marker, {}});
+      i = text_start = lt + length;
+    } else if (m == Match::kPrefix && !at_end) {
+      hold = lt;
+      break;
+    } else {
+      i = lt + 1;
+    }
+  }
+  size_t consumed;
+  PushText(s.substr(text_start, hold - text_start), at_end, out, &consumed);
+  pending_.erase(0, text_start + consumed);
+}
+
+}  // namespace gemmad::parse::gemma4
