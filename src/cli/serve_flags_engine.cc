@@ -1,0 +1,56 @@
+// `gemmad serve` flags: scheduler, KV cache, parallelism, speculative decoding.
+#include "cli/serve_flags.h"
+
+namespace gemmad::cli {
+namespace {
+
+using enum FlagType;
+constexpr FlagEffect kYes = FlagEffect::kEffective;
+constexpr FlagEffect kNotYet = FlagEffect::kAccepted;
+constexpr FlagEffect kOnlyDefault = FlagEffect::kUnsupported;
+
+constexpr FlagSpec kFlags[] = {
+    {"max-num-seqs", kInt, "256", "Most sequences in one engine step.", kYes, {}, {}, "e2e test_concurrency"},
+    {"max-num-batched-tokens", kTokenCount, "2048", "Token budget of one engine step.", kYes},
+    {"enable-chunked-prefill", kBool, "true", "Split long prompts across steps (always on).", kNotYet},
+    {"enable-prefix-caching", kBool, "true", "Reuse KV blocks of repeated prompt prefixes.", kYes, {}, {},
+     "e2e test_seeds"},
+    {"block-size", kInt, "16", "Tokens per KV block.", kYes},
+    {"kv-cache-memory-bytes", kTokenCount, "(env VLLM_CPU_KVCACHE_SPACE GiB, else 4 GiB)",
+     "KV cache budget in bytes (e.g. 8G).", kYes, {}, {}, "unit ServeOptionsTest"},
+    {"kv-cache-dtype", kString, "auto", "KV cache dtype.", kNotYet,
+     "auto|float16|bfloat16|fp8|fp8_e4m3|fp8_e5m2|fp8_inc|fp8_ds_mla"},
+    {"gpu-memory-utilization", kFloat, "0.92", "Fraction of GPU memory for weights and KV (no GPU yet).",
+     kNotYet, {}, {}, "e2e test_seeds"},
+    {"swap-space", kFloat, "4", "CPU swap space per GPU in GiB.", kNotYet},
+    {"async-scheduling", kBool, "(auto)", "Overlap scheduling with execution.", kNotYet, {}, {},
+     "e2e test_seeds"},
+    {"scheduling-policy", kString, "fcfs", "Queue order.", kNotYet, "fcfs|priority"},
+    {"tensor-parallel-size", kInt, "1", "Tensor-parallel degree (only 1 for now).", kOnlyDefault, {}, "-tp",
+     "unit ServeOptionsTest, e2e test_seeds"},
+    {"pipeline-parallel-size", kInt, "1", "Pipeline-parallel degree (only 1 for now).", kOnlyDefault, {}, "-pp"},
+    {"data-parallel-size", kInt, "1", "Data-parallel degree (only 1 for now).", kOnlyDefault, {}, "-dp"},
+    {"distributed-executor-backend", kString, "", "Worker backend.", kNotYet, "ray|mp|uni|external_launcher"},
+    {"speculative-config", kJson, "", "Speculative decoding (e.g. MTP assistant model).", kNotYet, {}, "-sc"},
+};
+
+}  // namespace
+
+FlagTable ServeEngineFlags() { return kFlags; }
+
+std::vector<FlagGroup> ServeFlagGroups() {
+  return {{"Frontend (HTTP server, OpenAI API)", ServeFrontendFlags()},
+          {"Model", ServeModelFlags()},
+          {"Engine (scheduler, KV cache, parallelism)", ServeEngineFlags()}};
+}
+
+FlagTable ServeFlagTable() {
+  static const std::vector<FlagSpec> all = [] {
+    std::vector<FlagSpec> v;
+    for (const FlagGroup& g : ServeFlagGroups()) v.insert(v.end(), g.flags.begin(), g.flags.end());
+    return v;
+  }();
+  return all;
+}
+
+}  // namespace gemmad::cli

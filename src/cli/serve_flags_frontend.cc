@@ -1,0 +1,81 @@
+// `gemmad serve` flags: HTTP server, OpenAI API behaviour, chat template, parsers, logging.
+#include "cli/serve_flags.h"
+
+namespace gemmad::cli {
+namespace {
+
+using enum FlagType;
+constexpr FlagEffect kYes = FlagEffect::kEffective;
+constexpr FlagEffect kNotYet = FlagEffect::kAccepted;
+constexpr FlagEffect kOnlyDefault = FlagEffect::kUnsupported;
+
+constexpr FlagSpec kFlags[] = {
+    {"host", kString, "(all interfaces)", "Address to bind.", kYes, {}, {}, "e2e test_seeds"},
+    {"port", kInt, "8000", "TCP port to listen on.", kYes, {}, {}, "e2e (every module)"},
+    {"uds", kString, "", "Unix domain socket path instead of host/port.", kNotYet},
+    {"api-key", kStringList, "(env VLLM_API_KEY)",
+     "Require `Authorization: Bearer <key>` on /v1 routes; several keys may be given.", kYes, {}, {},
+     "unit AuthTest, e2e test_api_key"},
+    {"served-model-name", kStringList, "(the model argument)",
+     "Public model name(s); responses report the first.", kYes, {}, {}, "e2e test_models"},
+    {"root-path", kString, "", "ASGI root path behind a proxy.", kNotYet},
+    {"allowed-origins", kJson, "[\"*\"]", "CORS allowed origins.", kNotYet},
+    {"allowed-methods", kJson, "[\"*\"]", "CORS allowed methods.", kNotYet},
+    {"allowed-headers", kJson, "[\"*\"]", "CORS allowed headers.", kNotYet},
+    {"allow-credentials", kBool, "false", "CORS allow credentials.", kNotYet},
+    {"ssl-keyfile", kString, "", "TLS key file (TLS is not implemented: an error).", kOnlyDefault},
+    {"ssl-certfile", kString, "", "TLS certificate file (TLS is not implemented: an error).", kOnlyDefault},
+    {"ssl-ca-certs", kString, "", "TLS CA certificates (TLS is not implemented: an error).", kOnlyDefault},
+    {"disable-fastapi-docs", kBool, "false", "Disable /docs, /openapi.json (never served by gemmad).", kNotYet},
+    {"uvicorn-log-level", kString, "info", "Web server log level.", kNotYet,
+     "critical|error|warning|info|debug|trace"},
+    {"disable-uvicorn-access-log", kBool, "false", "Disable the access log.", kNotYet},
+    {"enable-request-id-headers", kBool, "false", "Echo X-Request-Id on every response.", kYes, {}, {},
+     "e2e test_request_id_header"},
+    {"response-role", kString, "assistant", "Role name of generated chat messages.", kYes, {}, {},
+     "e2e test_chat_basic"},
+    {"chat-template", kString, "(the checkpoint's)", "Chat template file or inline template.", kYes, {}, {},
+     "e2e test_seeds"},
+    {"chat-template-content-format", kString, "auto", "How message content reaches the template.", kYes,
+     "auto|string|openai"},
+    {"default-chat-template-kwargs", kJson, "", "Default chat template variables (JSON object).", kYes, {}, {},
+     "e2e test_tokenize_chat"},
+    {"trust-request-chat-template", kBool, "false", "Allow `chat_template` in requests.", kYes, {}, {},
+     "e2e test_errors"},
+    {"enable-auto-tool-choice", kBool, "false", "Let the model decide tool calls (tool_choice auto).", kYes, {},
+     {}, "unit ServeOptionsTest"},
+    {"tool-call-parser", kString, "", "Tool call parser (parsing lands with src/parse).", kNotYet, "gemma4", {},
+     "e2e test_seeds"},
+    {"reasoning-parser", kString, "", "Reasoning parser (parsing lands with src/parse).", kNotYet, "gemma4", {},
+     "e2e test_seeds"},
+    {"exclude-tools-when-tool-choice-none", kBool, "false",
+     "Drop tool declarations from the prompt when tool_choice is none.", kYes},
+    {"enable-prompt-tokens-details", kBool, "false", "Report usage.prompt_tokens_details.cached_tokens.", kYes},
+    {"enable-force-include-usage", kBool, "false", "Send a usage chunk at the end of every stream.", kYes, {},
+     {}, "e2e test_stream_usage"},
+    {"enable-server-load-tracking", kBool, "false", "Track in-flight requests for GET /load.", kNotYet},
+    {"generation-config", kString, "auto",
+     "Sampling defaults: auto (the model's generation_config.json), vllm (none) or a folder.", kYes, {}, {},
+     "unit GenerationDefaultsTest"},
+    {"override-generation-config", kJson, "", "JSON overriding generation-config defaults.", kYes, {}, {},
+     "unit GenerationDefaultsTest"},
+    {"max-logprobs", kInt, "20", "Largest logprobs/top_logprobs a request may ask for (-1: vocab size).", kYes,
+     {}, {}, "e2e test_errors"},
+    {"structured-outputs-config", kJson, "", "Structured outputs backend options.", kNotYet},
+    {"enable-log-requests", kBool, "false", "Log each request's id, prompt length and parameters.", kYes},
+    {"disable-log-requests", kBool, "true", "[deprecated] Opposite of --enable-log-requests.", kNotYet},
+    {"disable-log-stats", kBool, "false", "Disable the periodic throughput log line.", kYes},
+    {"max-log-len", kInt, "", "Characters of prompt shown in request logs.", kYes},
+    {"log-level", kString, "info", "gemmad log level (also env GEMMAD_LOG_LEVEL).", kYes,
+     "debug|info|warning|error|critical"},
+    {"shutdown-timeout", kFloat, "30",
+     "Seconds in-flight requests may run after SIGTERM before they are aborted (gemmad flag).", kYes, {}, {},
+     "e2e test_shutdown"},
+    {"config", kString, "", "YAML file with flags (not implemented: an error).", kOnlyDefault},
+};
+
+}  // namespace
+
+FlagTable ServeFrontendFlags() { return kFlags; }
+
+}  // namespace gemmad::cli

@@ -1,0 +1,44 @@
+// `gemmad serve` flags: model, tokenizer, dtype, context length, multimodal inputs.
+#include "cli/serve_flags.h"
+
+namespace gemmad::cli {
+namespace {
+
+using enum FlagType;
+constexpr FlagEffect kYes = FlagEffect::kEffective;
+constexpr FlagEffect kNotYet = FlagEffect::kAccepted;
+
+constexpr FlagSpec kFlags[] = {
+    {"model", kString, "",
+     "Model: a local directory or a Hugging Face repo id (cache: HF_HUB_CACHE / HF_HOME); also positional.",
+     kYes, {}, {}, "e2e test_seeds"},
+    {"revision", kString, "(main)", "Branch, tag or commit of a hub model.", kYes, {}, {}, "unit ModelResolveTest"},
+    {"tokenizer", kString, "(the model)", "Tokenizer directory or repo id.", kYes},
+    {"tokenizer-revision", kString, "", "Revision of --tokenizer.", kYes},
+    {"tokenizer-mode", kString, "auto", "Tokenizer implementation.", kNotYet},
+    {"trust-remote-code", kBool, "false", "Run checkpoint code (never needed by gemmad).", kNotYet},
+    {"download-dir", kString, "", "Where hub downloads go (default: the HF cache).", kNotYet},
+    {"hf-token", kString, "", "Hub token (also env HF_TOKEN).", kNotYet},
+    {"load-format", kString, "auto", "Weight file format.", kNotYet},
+    {"dtype", kString, "auto", "Weight and activation dtype.", kYes,
+     "auto|half|float16|bfloat16|float|float32"},
+    {"quantization", kString, "(from the checkpoint)", "Weight quantization method.", kNotYet, {}, "-q"},
+    {"max-model-len", kTokenCount, "(model config)",
+     "Context length (prompt + output); -1/auto: the largest the KV budget holds.", kYes, {}, {},
+     "unit ServeOptionsTest, e2e test_max_model_len"},
+    {"seed", kInt, "0", "Global seed for sampling without a request seed.", kYes, {}, {}, "e2e test_seed"},
+    {"enforce-eager", kBool, "false", "Disable CUDA graphs.", kNotYet},
+    {"language-model-only", kBool, "false", "Disable multimodal inputs and encoders.", kNotYet},
+    {"limit-mm-per-prompt", kMmLimits, "",
+     "Max items per modality per prompt: JSON, image=4,audio=1 or --limit-mm-per-prompt.audio 0.", kNotYet,
+     {}, {}, "unit FlagParserTest, e2e test_seeds"},
+    {"mm-processor-kwargs", kJson, "", "Default multimodal processor options (e.g. max_soft_tokens).", kNotYet},
+    {"disable-chunked-mm-input", kBool, "false", "Schedule multimodal items in one step.", kNotYet},
+    {"mm-encoder-tp-mode", kString, "weights", "Encoder parallelism.", kNotYet, "weights|data"},
+};
+
+}  // namespace
+
+FlagTable ServeModelFlags() { return kFlags; }
+
+}  // namespace gemmad::cli

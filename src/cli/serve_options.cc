@@ -1,0 +1,177 @@
+// BuildServeOptions: flags + environment -> validated ServeOptions.
+#include "cli/serve_options.h"
+
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "base/strings.h"
+#include "cli/flag_values.h"
+#include "cli/serve_flags.h"
+
+namespace gemmad::cli {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+Status CheckUnsupported(const ParsedFlags& f) {
+  for (const char* name : {"tensor-parallel-size", "pipeline-parallel-size", "data-parallel-size"}) {
+    if (f.GetInt(name) < 1) return InvalidArgumentError(fmt::format("--{} must be at least 1", name));
+    if (f.GetInt(name) > 1) {
+      return InvalidArgumentError(fmt::format(
+          "--{} {}: multi-device parallelism is not implemented yet (only 1 is supported)", name, f.GetInt(name)));
+    }
+  }
+  for (const char* name : {"ssl-keyfile", "ssl-certfile", "ssl-ca-certs"}) {
+    if (!f.IsNull(name)) return InvalidArgumentError(fmt::format("--{}: TLS is not implemented yet", name));
+  }
+  if (!f.IsNull("config")) {
+    return InvalidArgumentError("--config: YAML config files are not supported yet; pass the flags directly");
+  }
+  return OkStatus();
+}
+
+Result<ordered_json> ObjectOrNull(const ParsedFlags& f, const char* name) {
+  const json& v = f.GetJson(name);
+  if (v.is_null()) return ordered_json(nullptr);
+  if (!v.is_object()) return InvalidArgumentError(fmt::format("--{}: expected a JSON object, got {}", name, v.dump()));
+  return ordered_json::parse(v.dump());
+}
+
+Result<std::map<std::string, int64_t>> MmLimits(const ParsedFlags& f) {
+  std::map<std::string, int64_t> out;
+  const json& v = f.GetJson("limit-mm-per-prompt");
+  if (v.is_null()) return out;
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    const json& item = it.value();
+    // vLLM's rich form: {"image": {"count": 4, "width": 512, "height": 512}}.
+    const json& count = item.is_object() && item.contains("count") ? item["count"] : item;
+    int64_t n = -1;
+    if (count.is_number_integer()) n = count.get<int64_t>();
+    if (count.is_string()) n = ParseIntText(count.get<std::string>()).value_or(-1);
+    if (n < 0) {
+      return InvalidArgumentError(fmt::format(
+          "--limit-mm-per-prompt: '{}' must be a non-negative integer count, got {}", it.key(), item.dump()));
+    }
+    out[it.key()] = n;
+  }
+  return out;
+}
+
+Result<int64_t> KvCacheBytes(const ParsedFlags& f, EnvLookup env) {
+  if (!f.IsNull("kv-cache-memory-bytes")) {
+    int64_t v = f.GetInt("kv-cache-memory-bytes");
+    if (v <= 0) return InvalidArgumentError("--kv-cache-memory-bytes must be positive");
+    return v;
+  }
+  std::optional<std::string> gib = env("VLLM_CPU_KVCACHE_SPACE");
+  if (!gib || TrimAscii(*gib).empty()) return int64_t{4} << 30;
+  auto v = ParseFloatText(*gib);
+  if (!v.ok() || *v < 0) {
+    return InvalidArgumentError(fmt::format("VLLM_CPU_KVCACHE_SPACE={}: expected a number of GiB", *gib));
+  }
+  if (*v == 0) return int64_t{4} << 30;  // vLLM: 0 means the default
+  return static_cast<int64_t>(*v * static_cast<double>(int64_t{1} << 30));
+}
+
+Status FillFrontend(const ParsedFlags& f, EnvLookup env, ServeOptions& o) {
+  if (!f.IsNull("host")) o.host = f.GetString("host");
+  o.port = static_cast<int>(f.GetInt("port"));
+  if (f.GetInt("port") < 0 || f.GetInt("port") > 65535) return InvalidArgumentError("--port must be in [0, 65535]");
+  o.api_keys = f.GetStringList("api-key");
+  if (o.api_keys.empty()) {
+    if (auto key = env("VLLM_API_KEY"); key && !key->empty()) o.api_keys.push_back(*key);
+  }
+  o.served_model_names = f.GetStringList("served-model-name");
+  if (o.served_model_names.empty()) o.served_model_names.push_back(o.model);
+  o.enable_request_id_headers = f.GetBool("enable-request-id-headers");
+  o.response_role = f.GetString("response-role");
+  o.chat_template = f.GetString("chat-template");
+  o.chat_template_content_format = f.GetString("chat-template-content-format");
+  GEMMAD_ASSIGN_OR_RETURN(o.default_chat_template_kwargs, ObjectOrNull(f, "default-chat-template-kwargs"));
+  o.trust_request_chat_template = f.GetBool("trust-request-chat-template");
+  o.enable_auto_tool_choice = f.GetBool("enable-auto-tool-choice");
+  o.tool_call_parser = f.GetString("tool-call-parser");
+  o.reasoning_parser = f.GetString("reasoning-parser");
+  if (o.enable_auto_tool_choice && o.tool_call_parser.empty()) {
+    return InvalidArgumentError("--enable-auto-tool-choice requires --tool-call-parser to be set");
+  }
+  o.exclude_tools_when_tool_choice_none = f.GetBool("exclude-tools-when-tool-choice-none");
+  o.enable_prompt_tokens_details = f.GetBool("enable-prompt-tokens-details");
+  o.enable_force_include_usage = f.GetBool("enable-force-include-usage");
+  o.generation_config = f.GetString("generation-config");
+  GEMMAD_ASSIGN_OR_RETURN(o.override_generation_config, ObjectOrNull(f, "override-generation-config"));
+  o.max_logprobs = f.GetInt("max-logprobs");
+  if (o.max_logprobs < -1) return InvalidArgumentError("--max-logprobs must be -1 (vocabulary size) or >= 0");
+  o.enable_log_requests = f.GetBool("enable-log-requests");
+  o.disable_log_stats = f.GetBool("disable-log-stats");
+  if (!f.IsNull("max-log-len")) o.max_log_len = f.GetInt("max-log-len");
+  o.log_level = f.GetString("log-level");
+  o.shutdown_timeout_s = f.GetFloat("shutdown-timeout");
+  if (o.shutdown_timeout_s < 0) return InvalidArgumentError("--shutdown-timeout must be >= 0");
+  GEMMAD_ASSIGN_OR_RETURN(o.limit_mm_per_prompt, MmLimits(f));
+  return OkStatus();
+}
+
+Status FillModelAndEngine(const ParsedFlags& f, EnvLookup env, ServeOptions& o) {
+  if (!f.IsNull("revision")) o.revision = f.GetString("revision");
+  o.tokenizer = f.GetString("tokenizer");
+  o.tokenizer_revision = f.GetString("tokenizer-revision");
+  o.dtype = f.GetString("dtype");
+  if (!f.IsNull("max-model-len")) {
+    int64_t v = f.GetInt("max-model-len");
+    if (v == 0 || v < -1) return InvalidArgumentError("--max-model-len must be positive, or -1/auto");
+    o.max_model_len = v;
+  }
+  int64_t seed = f.GetInt("seed");
+  if (seed < 0) return InvalidArgumentError("--seed must be non-negative");
+  o.seed = static_cast<uint64_t>(seed);
+  o.max_num_seqs = f.GetInt("max-num-seqs");
+  if (o.max_num_seqs < 1) return InvalidArgumentError("--max-num-seqs must be at least 1");
+  o.max_num_batched_tokens = f.GetInt("max-num-batched-tokens");
+  if (o.max_num_batched_tokens < 1) return InvalidArgumentError("--max-num-batched-tokens must be at least 1");
+  o.enable_prefix_caching = f.GetBool("enable-prefix-caching");
+  o.block_size = f.GetInt("block-size");
+  if (o.block_size < 1) return InvalidArgumentError("--block-size must be at least 1");
+  GEMMAD_ASSIGN_OR_RETURN(o.kv_cache_bytes, KvCacheBytes(f, env));
+  if (auto t = env("VLLM_ENGINE_ITERATION_TIMEOUT_S"); t && !TrimAscii(*t).empty()) {
+    auto v = ParseFloatText(*t);
+    if (!v.ok() || *v <= 0) {
+      return InvalidArgumentError(fmt::format("VLLM_ENGINE_ITERATION_TIMEOUT_S={}: expected positive seconds", *t));
+    }
+    o.engine_iteration_timeout_s = *v;
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+std::optional<std::string> ProcessEnv(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr) return std::nullopt;
+  return std::string(v);
+}
+
+Result<ServeOptions> BuildServeOptions(const ParsedFlags& flags, EnvLookup env) {
+  ServeOptions o;
+  std::string positional = flags.positional.empty() ? "" : flags.positional[0];
+  std::string named = flags.GetString("model");
+  if (!positional.empty() && !named.empty() && positional != named) {
+    return InvalidArgumentError(fmt::format(
+        "the model is given twice: positional '{}' and --model '{}'", positional, named));
+  }
+  o.model = positional.empty() ? named : positional;
+  if (o.model.empty()) return InvalidArgumentError("no model given: gemmad serve MODEL [flags] (or --model MODEL)");
+  GEMMAD_RETURN_IF_ERROR(CheckUnsupported(flags));
+  GEMMAD_RETURN_IF_ERROR(FillFrontend(flags, env, o));
+  GEMMAD_RETURN_IF_ERROR(FillModelAndEngine(flags, env, o));
+  for (const FlagSpec& spec : ServeFlagTable()) {
+    if (spec.effect == FlagEffect::kAccepted && flags.IsSet(spec.name)) {
+      o.ineffective_flags_set.emplace_back(spec.name);
+    }
+  }
+  return o;
+}
+
+}  // namespace gemmad::cli

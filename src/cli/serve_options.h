@@ -1,0 +1,77 @@
+// ServeOptions: the typed result of `gemmad serve` flags plus the environment variables vLLM
+// reads (VLLM_API_KEY, VLLM_CPU_KVCACHE_SPACE, VLLM_ENGINE_ITERATION_TIMEOUT_S), validated
+// the way vLLM validates them at startup. Built once in cmd_serve and turned into the engine,
+// api and server configurations there.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/result.h"
+#include "cli/flag_parser.h"
+
+namespace gemmad::cli {
+
+struct ServeOptions {
+  // Model.
+  std::string model;  // positional or --model
+  std::string revision = "main";
+  std::string tokenizer;  // empty: the model
+  std::string tokenizer_revision;
+  std::string dtype = "auto";
+  std::optional<int64_t> max_model_len;  // unset: model config; -1: largest that fits
+  uint64_t seed = 0;
+
+  // Frontend.
+  std::string host = "0.0.0.0";
+  int port = 8000;
+  std::vector<std::string> api_keys;
+  std::vector<std::string> served_model_names;  // never empty after validation
+  bool enable_request_id_headers = false;
+  std::string response_role = "assistant";
+  std::string chat_template;  // path or inline text; empty: the checkpoint's
+  std::string chat_template_content_format = "auto";
+  nlohmann::ordered_json default_chat_template_kwargs;  // object or null
+  bool trust_request_chat_template = false;
+  bool enable_auto_tool_choice = false;
+  std::string tool_call_parser;
+  std::string reasoning_parser;
+  bool exclude_tools_when_tool_choice_none = false;
+  bool enable_prompt_tokens_details = false;
+  bool enable_force_include_usage = false;
+  std::string generation_config = "auto";
+  nlohmann::ordered_json override_generation_config;  // object or null
+  int64_t max_logprobs = 20;
+  bool enable_log_requests = false;
+  bool disable_log_stats = false;
+  std::optional<int64_t> max_log_len;
+  std::string log_level = "info";
+  double shutdown_timeout_s = 30;
+  std::map<std::string, int64_t> limit_mm_per_prompt;  // modality -> count (only keys given)
+
+  // Engine.
+  int64_t max_num_seqs = 256;
+  int64_t max_num_batched_tokens = 2048;
+  bool enable_prefix_caching = true;
+  int64_t block_size = 16;
+  int64_t kv_cache_bytes = int64_t{4} << 30;
+  double engine_iteration_timeout_s = 60;  // VLLM_ENGINE_ITERATION_TIMEOUT_S
+
+  // Flags set on the command line that are accepted but have no effect yet (to log once).
+  std::vector<std::string> ineffective_flags_set;
+};
+
+// Environment lookup, injectable for tests (returns nullopt when unset).
+using EnvLookup = std::optional<std::string> (*)(const char* name);
+std::optional<std::string> ProcessEnv(const char* name);
+
+// Builds and validates. Errors are InvalidArgument with one line naming the flag, e.g.
+// "--tensor-parallel-size 2: tensor parallelism is not implemented yet (only 1)".
+Result<ServeOptions> BuildServeOptions(const ParsedFlags& flags, EnvLookup env = &ProcessEnv);
+
+}  // namespace gemmad::cli

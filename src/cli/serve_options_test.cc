@@ -1,0 +1,113 @@
+// Tests of ServeOptions: startup validation and the environment variables vLLM reads.
+#include "cli/serve_options.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "cli/serve_flags.h"
+
+namespace gemmad::cli {
+namespace {
+
+std::map<std::string, std::string>& FakeEnv() {
+  static std::map<std::string, std::string> env;
+  return env;
+}
+std::optional<std::string> LookupFake(const char* name) {
+  auto it = FakeEnv().find(name);
+  if (it == FakeEnv().end()) return std::nullopt;
+  return it->second;
+}
+
+Result<ServeOptions> Build(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
+  FakeEnv() = std::move(env);
+  auto flags = ParseFlags(args, ServeFlagTable(), 1);
+  if (!flags.ok()) return flags.status();
+  return BuildServeOptions(*flags, &LookupFake);
+}
+
+TEST(ServeOptionsTest, DefaultsMatchVllm) {
+  auto o = Build({"google/gemma-4-E2B-it"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->model, "google/gemma-4-E2B-it");
+  EXPECT_EQ(o->served_model_names, std::vector<std::string>{"google/gemma-4-E2B-it"});
+  EXPECT_EQ(o->port, 8000);
+  EXPECT_EQ(o->host, "0.0.0.0");
+  EXPECT_EQ(o->max_logprobs, 20);
+  EXPECT_TRUE(o->enable_prefix_caching);
+  EXPECT_FALSE(o->max_model_len.has_value());
+  EXPECT_EQ(o->kv_cache_bytes, int64_t{4} << 30);
+  EXPECT_EQ(o->engine_iteration_timeout_s, 60);
+  EXPECT_TRUE(o->api_keys.empty());
+}
+
+TEST(ServeOptionsTest, ModelByFlagOrPositional) {
+  EXPECT_EQ(Build({"--model", "x"})->model, "x");
+  EXPECT_EQ(Build({"x", "--model", "x"})->model, "x");
+  EXPECT_FALSE(Build({"x", "--model", "y"}).ok());
+  auto none = Build({"--port", "1"});
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("no model given"), std::string::npos);
+}
+
+TEST(ServeOptionsTest, ApiKeyFromEnvUnlessGiven) {
+  EXPECT_EQ(Build({"m"}, {{"VLLM_API_KEY", "env"}})->api_keys, std::vector<std::string>{"env"});
+  EXPECT_EQ(Build({"m", "--api-key", "cli"}, {{"VLLM_API_KEY", "env"}})->api_keys, std::vector<std::string>{"cli"});
+}
+
+TEST(ServeOptionsTest, KvBudgetFromFlagOrEnv) {
+  EXPECT_EQ(Build({"m"}, {{"VLLM_CPU_KVCACHE_SPACE", "2"}})->kv_cache_bytes, int64_t{2} << 30);
+  EXPECT_EQ(Build({"m"}, {{"VLLM_CPU_KVCACHE_SPACE", "0.5"}})->kv_cache_bytes, int64_t{1} << 29);
+  EXPECT_EQ(Build({"m", "--kv-cache-memory-bytes", "1G"}, {{"VLLM_CPU_KVCACHE_SPACE", "2"}})->kv_cache_bytes,
+            int64_t{1} << 30);
+  EXPECT_FALSE(Build({"m"}, {{"VLLM_CPU_KVCACHE_SPACE", "lots"}}).ok());
+}
+
+TEST(ServeOptionsTest, IterationTimeoutFromEnv) {
+  EXPECT_EQ(Build({"m"}, {{"VLLM_ENGINE_ITERATION_TIMEOUT_S", "5"}})->engine_iteration_timeout_s, 5);
+  EXPECT_FALSE(Build({"m"}, {{"VLLM_ENGINE_ITERATION_TIMEOUT_S", "-3"}}).ok());
+}
+
+TEST(ServeOptionsTest, TensorParallelAboveOneIsAnError) {
+  EXPECT_TRUE(Build({"m", "--tensor-parallel-size", "1"}).ok());
+  auto o = Build({"m", "--tensor-parallel-size", "2"});
+  ASSERT_FALSE(o.ok());
+  EXPECT_NE(o.status().message().find("--tensor-parallel-size 2"), std::string::npos);
+  EXPECT_FALSE(Build({"m", "-tp", "4"}).ok());
+}
+
+TEST(ServeOptionsTest, AutoToolChoiceNeedsAParser) {
+  auto o = Build({"m", "--enable-auto-tool-choice"});
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.status().message(), "--enable-auto-tool-choice requires --tool-call-parser to be set");
+  EXPECT_TRUE(Build({"m", "--enable-auto-tool-choice", "--tool-call-parser", "gemma4"}).ok());
+}
+
+TEST(ServeOptionsTest, MaxModelLenForms) {
+  EXPECT_EQ(*Build({"m", "--max-model-len", "32k"})->max_model_len, 32000);
+  EXPECT_EQ(*Build({"m", "--max-model-len", "auto"})->max_model_len, -1);
+  EXPECT_FALSE(Build({"m", "--max-model-len", "0"}).ok());
+}
+
+TEST(ServeOptionsTest, MmLimitsAllForms) {
+  auto rich = Build({"m", "--limit-mm-per-prompt", R"({"image": {"count": 2, "width": 512}})"});
+  ASSERT_TRUE(rich.ok()) << rich.status().ToString();
+  EXPECT_EQ(rich->limit_mm_per_prompt.at("image"), 2);
+  EXPECT_EQ(Build({"m", "--limit-mm-per-prompt.audio", "0"})->limit_mm_per_prompt.at("audio"), 0);
+  EXPECT_FALSE(Build({"m", "--limit-mm-per-prompt", R"({"image": "many"})"}).ok());
+}
+
+TEST(ServeOptionsTest, IneffectiveFlagsAreListedForLogging) {
+  auto o = Build({"m", "--gpu-memory-utilization", "0.9", "--async-scheduling", "--port", "1"});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->ineffective_flags_set, (std::vector<std::string>{"gpu-memory-utilization", "async-scheduling"}));
+}
+
+TEST(ServeOptionsTest, TlsAndConfigFilesAreClearErrors) {
+  EXPECT_FALSE(Build({"m", "--ssl-keyfile", "k.pem"}).ok());
+  EXPECT_FALSE(Build({"m", "--config", "c.yaml"}).ok());
+}
+
+}  // namespace
+}  // namespace gemmad::cli
