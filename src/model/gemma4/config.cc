@@ -48,9 +48,12 @@ Status ReadTopLevel(const JsonFields& top, Config* c, const json** text) {
     GEMMAD_RETURN_IF_ERROR(top.Object("text_config", text));
     if (*text == nullptr) return top.Error("text_config", "missing (required when model_type is gemma4)");
     c->multimodal = true;
-    GEMMAD_RETURN_IF_ERROR(top.Int("image_token_id", &c->image_token_id));
-    GEMMAD_RETURN_IF_ERROR(top.Int("audio_token_id", &c->audio_token_id));
-    GEMMAD_RETURN_IF_ERROR(top.Int("video_token_id", &c->video_token_id));
+    for (auto [key, out] : {std::pair{"image_token_id", &c->image_token_id}, std::pair{"audio_token_id", &c->audio_token_id},
+                            std::pair{"video_token_id", &c->video_token_id}}) {
+      std::optional<int64_t> v;
+      GEMMAD_RETURN_IF_ERROR(top.IntOpt(key, &v));
+      *out = v.value_or(0);  // null: the modality is absent
+    }
   } else if (model_type == "gemma4_text") {
     *text = &top.node();
   } else {

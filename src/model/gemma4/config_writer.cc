@@ -1,0 +1,121 @@
+// config.json / generation_config.json writers (see config_writer.h).
+#include "model/gemma4/config_writer.h"
+
+#include <nlohmann/json.hpp>
+
+namespace gemmad::model::gemma4 {
+namespace {
+
+using nlohmann::json;
+
+json Rope(const RopeParams& r) {
+  json j = {{"rope_type", r.rope_type}, {"rope_theta", r.rope_theta}};
+  if (r.rope_type == "proportional") {
+    j["partial_rotary_factor"] = r.partial_rotary_factor;
+    if (r.factor != 1.0) j["factor"] = r.factor;
+  }
+  return j;
+}
+
+json NullIfZero(int64_t v) { return v == 0 ? json(nullptr) : json(v); }
+
+json EosJson(const std::vector<int64_t>& ids) {
+  if (ids.size() == 1) return ids[0];
+  return ids;
+}
+
+json TextFields(const Config& c) {
+  json t;
+  t["model_type"] = "gemma4_text";
+  t["attention_bias"] = false;
+  t["attention_dropout"] = 0.0;
+  t["attention_k_eq_v"] = c.attention_k_eq_v;
+  t["bos_token_id"] = c.bos_token_id;
+  t["pad_token_id"] = c.pad_token_id;
+  t["eos_token_id"] = EosJson(c.eos_token_ids);
+  t["enable_moe_block"] = c.enable_moe_block;
+  t["num_experts"] = c.enable_moe_block ? json(c.num_experts) : json(nullptr);
+  t["top_k_experts"] = c.enable_moe_block ? json(c.top_k_experts) : json(nullptr);
+  t["moe_intermediate_size"] = c.enable_moe_block ? json(c.moe_intermediate_size) : json(nullptr);
+  t["final_logit_softcapping"] = c.final_logit_softcapping > 0 ? json(c.final_logit_softcapping) : json(nullptr);
+  t["head_dim"] = c.head_dim;
+  t["hidden_activation"] = c.hidden_activation;
+  t["hidden_size"] = c.hidden_size;
+  t["hidden_size_per_layer_input"] = c.hidden_size_per_layer_input;
+  t["vocab_size_per_layer_input"] = c.vocab_size_per_layer_input;
+  t["initializer_range"] = 0.02;
+  t["intermediate_size"] = c.intermediate_size;
+  json types = json::array();
+  for (LayerType lt : c.layer_types) types.push_back(lt == LayerType::kSliding ? "sliding_attention" : "full_attention");
+  t["layer_types"] = types;
+  t["max_position_embeddings"] = c.max_position_embeddings;
+  t["num_attention_heads"] = c.num_attention_heads;
+  t["num_hidden_layers"] = c.num_hidden_layers;
+  t["num_key_value_heads"] = c.num_key_value_heads;
+  t["num_kv_shared_layers"] = c.num_kv_shared_layers;
+  t["rms_norm_eps"] = c.rms_norm_eps;
+  t["rope_parameters"] = {{"sliding_attention", Rope(c.rope_sliding)}, {"full_attention", Rope(c.rope_full)}};
+  t["sliding_window"] = c.sliding_window;
+  t["tie_word_embeddings"] = c.tie_word_embeddings;
+  t["use_bidirectional_attention"] = c.use_bidirectional_attention.empty() ? json(nullptr)
+                                                                            : json(c.use_bidirectional_attention);
+  t["use_cache"] = true;
+  t["use_double_wide_mlp"] = c.use_double_wide_mlp;
+  t["vocab_size"] = c.vocab_size;
+  return t;
+}
+
+json PerLayerConfig(const Config& c) {
+  json plc = json::object();
+  for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
+    if (c.is_sliding(l)) continue;
+    json o = {{"head_dim", c.global_head_dim}};
+    if (c.attention_k_eq_v) o["num_key_value_heads"] = c.num_global_key_value_heads;
+    plc[std::to_string(l)] = o;
+  }
+  return plc;
+}
+
+}  // namespace
+
+std::string ConfigToJson(const Config& c, ConfigLayout layout, const std::string& dtype) {
+  json t = TextFields(c);
+  if (layout == ConfigLayout::kTextOnly) {
+    t["architectures"] = {"Gemma4ForCausalLM"};
+    t["dtype"] = dtype;
+    t["per_layer_config"] = PerLayerConfig(c);
+    return t.dump(2) + "\n";
+  }
+  t["global_head_dim"] = c.global_head_dim;
+  t["num_global_key_value_heads"] = c.attention_k_eq_v ? json(c.num_global_key_value_heads) : json(nullptr);
+  t["dtype"] = dtype;
+  json top;
+  top["architectures"] = {"Gemma4ForConditionalGeneration"};
+  top["model_type"] = "gemma4";
+  top["text_config"] = t;
+  top["vision_config"] = nullptr;
+  top["audio_config"] = nullptr;
+  top["dtype"] = dtype;
+  top["eos_token_id"] = EosJson(c.eos_token_ids);
+  top["tie_word_embeddings"] = c.tie_word_embeddings;
+  top["image_token_id"] = NullIfZero(c.image_token_id);
+  top["audio_token_id"] = NullIfZero(c.audio_token_id);
+  top["video_token_id"] = NullIfZero(c.video_token_id);
+  return top.dump(2) + "\n";
+}
+
+std::string GenerationConfigToJson(const Config& c, const GenerationDefaults& g) {
+  json j;
+  j["bos_token_id"] = c.bos_token_id;
+  j["pad_token_id"] = c.pad_token_id;
+  j["eos_token_id"] = EosJson(g.eos_token_ids.empty() ? c.eos_token_ids : g.eos_token_ids);
+  if (g.sampling) {
+    j["do_sample"] = true;
+    j["temperature"] = 1.0;
+    j["top_k"] = 64;
+    j["top_p"] = 0.95;
+  }
+  return j.dump(2) + "\n";
+}
+
+}  // namespace gemmad::model::gemma4

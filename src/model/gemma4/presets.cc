@@ -1,0 +1,159 @@
+// Preset model shapes (see presets.h). T1-T3 must stay identical to scripts/golden/gemma4_configs.py.
+#include "model/gemma4/presets.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace gemmad::model::gemma4 {
+namespace {
+
+constexpr LayerType S = LayerType::kSliding;
+constexpr LayerType F = LayerType::kFull;
+
+std::vector<LayerType> Pattern(int64_t layers, int64_t period) {
+  std::vector<LayerType> t;
+  for (int64_t i = 0; i < layers; ++i) t.push_back((i + 1) % period == 0 ? F : S);
+  return t;
+}
+
+// Fields common to the tiny reference configs.
+Config Tiny() {
+  Config c;
+  c.vocab_size = 512;
+  c.rms_norm_eps = 1e-6;
+  c.max_position_embeddings = 256;
+  c.tie_word_embeddings = true;
+  c.pad_token_id = 0;
+  c.bos_token_id = 2;
+  c.eos_token_ids = {1};
+  c.rope_sliding = {"default", 10000.0, 1.0, 1.0};
+  c.rope_full = {"proportional", 1000000.0, 0.25, 1.0};
+  return c;
+}
+
+Config T1() {
+  Config c = Tiny();
+  c.hidden_size = 64, c.intermediate_size = 128, c.num_hidden_layers = 7;
+  c.layer_types = {S, S, F, S, S, S, F};
+  c.num_attention_heads = 4, c.num_key_value_heads = 2, c.num_global_key_value_heads = 0;
+  c.head_dim = 16, c.global_head_dim = 32, c.attention_k_eq_v = false, c.sliding_window = 4;
+  c.num_kv_shared_layers = 3, c.use_double_wide_mlp = true;
+  c.hidden_size_per_layer_input = 8, c.vocab_size_per_layer_input = 512;
+  c.final_logit_softcapping = 30.0;
+  return c;
+}
+
+Config T2() {
+  Config c = Tiny();
+  c.hidden_size = 64, c.intermediate_size = 48, c.num_hidden_layers = 6;
+  c.layer_types = {S, S, F, S, S, F};
+  c.num_attention_heads = 4, c.num_key_value_heads = 2, c.num_global_key_value_heads = 1;
+  c.head_dim = 16, c.global_head_dim = 32, c.attention_k_eq_v = true, c.sliding_window = 8;
+  c.hidden_size_per_layer_input = 0, c.vocab_size_per_layer_input = 0;
+  c.enable_moe_block = true, c.num_experts = 8, c.top_k_experts = 2, c.moe_intermediate_size = 24;
+  c.final_logit_softcapping = 5.0;
+  return c;
+}
+
+Config T3() {
+  Config c = Tiny();
+  c.hidden_size = 96, c.intermediate_size = 64, c.num_hidden_layers = 8;
+  c.layer_types = {S, S, S, F, S, S, S, F};
+  c.num_attention_heads = 6, c.num_key_value_heads = 2, c.num_global_key_value_heads = 1;
+  c.head_dim = 16, c.global_head_dim = 64, c.attention_k_eq_v = true, c.sliding_window = 6;
+  c.num_kv_shared_layers = 4, c.use_double_wide_mlp = true;
+  c.hidden_size_per_layer_input = 16, c.vocab_size_per_layer_input = 512;
+  c.enable_moe_block = true, c.num_experts = 4, c.top_k_experts = 2, c.moe_intermediate_size = 32;
+  c.final_logit_softcapping = 30.0;
+  return c;
+}
+
+// Released-model facts shared by the full-vocabulary presets.
+Config Released() {
+  Config c = Tiny();
+  c.vocab_size = 262144;
+  c.eos_token_ids = {1, 106};
+  c.final_logit_softcapping = 30.0;
+  c.image_token_id = 258880, c.audio_token_id = 258881, c.video_token_id = 258884;
+  c.head_dim = 256, c.global_head_dim = 512;
+  return c;
+}
+
+Config E2e() {
+  Config c = Released();
+  c.hidden_size = 64, c.intermediate_size = 128, c.num_hidden_layers = 6;
+  c.layer_types = {S, S, F, S, S, F};
+  c.num_attention_heads = 4, c.num_key_value_heads = 2, c.head_dim = 16, c.global_head_dim = 32;
+  c.sliding_window = 32, c.num_kv_shared_layers = 2, c.use_double_wide_mlp = true;
+  c.hidden_size_per_layer_input = 8, c.vocab_size_per_layer_input = 262144;
+  c.max_position_embeddings = 8192;
+  c.image_token_id = c.audio_token_id = c.video_token_id = 0;  // text-only test model
+  return c;
+}
+
+Config E2b() {
+  Config c = Released();
+  c.hidden_size = 1536, c.intermediate_size = 6144, c.num_hidden_layers = 35, c.layer_types = Pattern(35, 5);
+  c.num_attention_heads = 8, c.num_key_value_heads = 1, c.sliding_window = 512;
+  c.num_kv_shared_layers = 20, c.use_double_wide_mlp = true;
+  c.hidden_size_per_layer_input = 256, c.vocab_size_per_layer_input = 262144;
+  c.max_position_embeddings = 131072;
+  return c;
+}
+
+Config E4b() {
+  Config c = E2b();
+  c.hidden_size = 2560, c.intermediate_size = 10240, c.num_hidden_layers = 42, c.layer_types = Pattern(42, 6);
+  c.num_key_value_heads = 2, c.num_kv_shared_layers = 18, c.use_double_wide_mlp = false;
+  return c;
+}
+
+Config Large(int64_t h, int64_t layers, int64_t heads, int64_t kv, int64_t kvg, int64_t inter) {
+  Config c = Released();
+  c.audio_token_id = 0;
+  c.hidden_size = h, c.intermediate_size = inter, c.num_hidden_layers = layers, c.layer_types = Pattern(layers, 6);
+  c.num_attention_heads = heads, c.num_key_value_heads = kv, c.num_global_key_value_heads = kvg;
+  c.attention_k_eq_v = true, c.sliding_window = 1024, c.max_position_embeddings = 262144;
+  c.hidden_size_per_layer_input = 0, c.vocab_size_per_layer_input = 0;
+  c.use_bidirectional_attention = "vision";
+  return c;
+}
+
+Config A26b() {
+  Config c = Large(2816, 30, 16, 8, 2, 2112);
+  c.enable_moe_block = true, c.num_experts = 128, c.top_k_experts = 8, c.moe_intermediate_size = 704;
+  return c;
+}
+
+}  // namespace
+
+std::vector<std::string> PresetNames() { return {"t1", "t2", "t3", "e2e", "e2b", "e4b", "26b", "31b"}; }
+
+Result<Preset> FindPreset(std::string_view name) {
+  Preset p;
+  p.name = std::string(name);
+  if (name == "t1") {
+    p.config = T1();
+  } else if (name == "t2") {
+    p.config = T2();
+  } else if (name == "t3") {
+    p.config = T3();
+  } else if (name == "e2e") {
+    p.config = E2e();
+    p.with_tokenizer = true;
+    p.generation = {{1, 106, 50}, true};
+  } else if (name == "e2b" || name == "e4b" || name == "26b" || name == "31b") {
+    p.config = name == "e2b" ? E2b() : name == "e4b" ? E4b() : name == "26b" ? A26b()
+                                                                            : Large(5376, 60, 32, 16, 4, 21504);
+    p.multimodal = true;
+    p.unused_kv_tensors = true;
+    p.too_large = name == "26b" || name == "31b";
+    p.generation = {{1, 106, 50}, true};
+  } else {
+    return InvalidArgumentError(fmt::format("unknown preset '{}' (expected one of: {})", name,
+                                            fmt::join(PresetNames(), ", ")));
+  }
+  return p;
+}
+
+}  // namespace gemmad::model::gemma4
