@@ -60,6 +60,8 @@ class Template {
   const std::vector<std::string>& undeclared_variables() const;
   // True when the template loops over a message's `content` (vLLM's "openai" content format).
   bool iterates_message_content() const;
+  // True when the template reads a variable of that name anywhere.
+  bool ReadsVariable(std::string_view variable) const;
 
   Template() = default;
 
