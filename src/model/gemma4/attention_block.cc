@@ -1,0 +1,94 @@
+// Attention block of one layer (text-model.md §4, §5): input norm, Q (+ K, V on KV-owning
+// layers) projections, per-head q/k norms and weightless v norm, RoPE, paged KV write, causal
+// (sliding-window) attention with scale 1.0 over the layer's own or its donor's cache, o_proj,
+// post-attention norm, residual add.
+#include "kernels/ops.h"
+#include "model/gemma4/layer_blocks.h"
+
+namespace gemmad::model::gemma4 {
+namespace {
+
+using tensor::TensorView;
+
+TensorView Reshape(TensorView v, tensor::Shape s) {
+  GEMMAD_CHECK(v.NumElements() == s.NumElements(), "reshape {} -> {}", v.shape.ToString(), s.ToString());
+  v.shape = s;
+  return v;
+}
+
+TensorView I32View(const std::vector<int32_t>& v) {
+  TensorView t;
+  t.data = const_cast<int32_t*>(v.data());
+  t.dtype = tensor::DType::kI32;
+  t.shape = tensor::Shape{static_cast<int64_t>(v.size())};
+  return t;
+}
+
+TensorView I64View(const std::vector<int64_t>& v) {
+  TensorView t;
+  t.data = const_cast<int64_t*>(v.data());
+  t.dtype = tensor::DType::kI64;
+  t.shape = tensor::Shape{static_cast<int64_t>(v.size())};
+  return t;
+}
+
+// Norm then rotate each head of `x` [n, heads, d] in place.
+void NormAndRotate(const LayerContext& lc, TensorView x, const TensorView& norm_weight,
+                   const std::vector<float>& inv_freq) {
+  const int64_t n = x.shape[0], heads = x.shape[1], d = x.shape[2];
+  TensorView rows = Reshape(x, {n * heads, d});
+  kernels::RmsNorm(lc.exec, rows, norm_weight, rows, lc.eps);
+  TensorView f;
+  f.data = const_cast<float*>(inv_freq.data());
+  f.dtype = tensor::DType::kF32;
+  f.shape = tensor::Shape{static_cast<int64_t>(inv_freq.size())};
+  kernels::RopeNeox(lc.exec, x, I32View(lc.batch.positions), f);
+}
+
+}  // namespace
+
+void AttentionBlock(const LayerContext& lc, int64_t l) {
+  const Config& c = lc.config;
+  const LayerWeights& w = lc.weights.layers[l];
+  const KvCacheSpec& spec = lc.cache.spec();
+  const int64_t n = lc.batch.num_tokens(), H = c.hidden_size, nH = c.num_attention_heads;
+  const int64_t d = c.layer_head_dim(l), nkv = c.layer_num_kv_heads(l);
+  const std::vector<float>& inv_freq = c.is_sliding(l) ? lc.rope_sliding : lc.rope_full;
+  const GroupPlan& gp = lc.plan.groups[spec.layer_group[l]];
+
+  TensorView x = lc.buf.x.View({n, H});
+  TensorView a = lc.buf.normed.View({n, H});
+  kernels::RmsNorm(lc.exec, x, w.input_norm, a, lc.eps);
+
+  TensorView q = lc.buf.q.View({n, nH * d});
+  kernels::Linear(lc.exec, a, w.q_proj, q);
+  q = Reshape(q, {n, nH, d});
+  NormAndRotate(lc, q, w.q_norm, inv_freq);
+
+  if (spec.owns_kv(l)) {
+    TensorView k = lc.buf.k.View({n, nkv * d});
+    TensorView v = lc.buf.v.View({n, nkv * d});
+    kernels::Linear(lc.exec, a, w.k_proj, k);
+    if (w.v_proj.data != nullptr) {
+      kernels::Linear(lc.exec, a, w.v_proj, v);
+    } else {  // attention_k_eq_v full layer: V is the raw K projection (before k_norm and RoPE)
+      std::copy_n(k.As<const float>(), k.NumElements(), v.As<float>());
+    }
+    k = Reshape(k, {n, nkv, d});
+    NormAndRotate(lc, k, w.k_norm, inv_freq);
+    TensorView v_rows = Reshape(v, {n * nkv, d});
+    kernels::RmsNorm(lc.exec, v_rows, TensorView{}, v_rows, lc.eps);
+    kernels::KvCacheWrite(lc.exec, k, Reshape(v, {n, nkv, d}), I64View(gp.slots), lc.cache.k(l), lc.cache.v(l));
+  }
+
+  TensorView attn = lc.buf.attn.View({n, nH, d});
+  const int64_t window = c.is_sliding(l) ? c.sliding_window : 0;
+  kernels::PagedAttention(lc.exec, q, lc.cache.k(l), lc.cache.v(l), gp.sequences, window, /*scale=*/1.0f, attn);
+
+  TensorView o = lc.buf.branch.View({n, H});
+  kernels::Linear(lc.exec, Reshape(attn, {n, nH * d}), w.o_proj, o);
+  kernels::RmsNorm(lc.exec, o, w.post_attention_norm, o, lc.eps);
+  kernels::Add(lc.exec, x, o, x);
+}
+
+}  // namespace gemmad::model::gemma4

@@ -1,0 +1,77 @@
+// Token embedding and Per-Layer Embeddings (text-model.md §3.1, §7), plus the step's KV plan.
+#include <cmath>
+
+#include "kernels/ops.h"
+#include "model/gemma4/layer_blocks.h"
+#include "tensor/half.h"
+
+namespace gemmad::model::gemma4 {
+namespace {
+
+using tensor::TensorView;
+
+// The reference stores sqrt(n) as an fp32 tensor cast to the weight dtype before multiplying.
+float EmbedScale(int64_t n, tensor::DType compute) {
+  const float s = static_cast<float>(std::sqrt(static_cast<double>(n)));
+  return compute == tensor::DType::kBF16 ? tensor::RoundToBf16(s) : s;
+}
+
+TensorView IdsView(const std::vector<int32_t>& ids) {
+  TensorView v;
+  v.data = const_cast<int32_t*>(ids.data());
+  v.dtype = tensor::DType::kI32;
+  v.shape = tensor::Shape{static_cast<int64_t>(ids.size())};
+  return v;
+}
+
+}  // namespace
+
+StepPlan MakeStepPlan(const ForwardBatch& batch, const KvCacheSpec& spec) {
+  StepPlan plan;
+  plan.groups.resize(spec.groups.size());
+  const int64_t n = batch.num_tokens();
+  for (size_t g = 0; g < spec.groups.size(); ++g) {
+    GroupPlan& gp = plan.groups[g];
+    const int64_t bs = spec.groups[g].block_size;
+    gp.slots.assign(static_cast<size_t>(n), -1);
+    for (const auto& sq : batch.sequences) {
+      const auto& table = sq.block_tables[g];
+      for (int64_t i = 0; i < sq.num_tokens; ++i) {
+        const int64_t j = sq.num_computed_tokens + i;
+        gp.slots[sq.token_begin + i] = static_cast<int64_t>(table[j / bs]) * bs + j % bs;
+      }
+      gp.sequences.push_back({sq.token_begin, sq.num_tokens, sq.num_computed_tokens, table.data(),
+                              static_cast<int64_t>(table.size())});
+    }
+  }
+  return plan;
+}
+
+void EmbedTokens(const LayerContext& lc) {
+  const Config& c = lc.config;
+  const Weights& w = lc.weights;
+  const int64_t n = lc.batch.num_tokens(), H = c.hidden_size;
+  TensorView x = lc.buf.x.View({n, H});
+  kernels::EmbeddingGather(lc.exec, w.embed, IdsView(lc.batch.token_ids), EmbedScale(H, w.compute_dtype), x);
+  const int64_t P = c.hidden_size_per_layer_input, L = c.num_hidden_layers;
+  if (P == 0) return;
+  // Token part: the packed table row, scaled by sqrt(P); ids outside the PLE vocabulary read row 0
+  // (the pad row), as vLLM does.
+  std::vector<int32_t> ple_ids = lc.batch.token_ids;
+  for (int32_t& id : ple_ids) {
+    if (id >= c.vocab_size_per_layer_input) id = 0;
+  }
+  TensorView tok = lc.buf.ple_tmp.View({n, L * P});
+  kernels::EmbeddingGather(lc.exec, w.ple_table, IdsView(ple_ids), EmbedScale(P, w.compute_dtype), tok);
+  // Context part: projection of the scaled embedding, × H^-1/2, RMSNorm per layer slice.
+  TensorView ple = lc.buf.ple.View({n, L * P});
+  kernels::Linear(lc.exec, x, w.ple_model_projection, ple);
+  kernels::Scale(lc.exec, ple, static_cast<float>(1.0 / std::sqrt(static_cast<double>(H))));
+  TensorView per_layer = ple;
+  per_layer.shape = tensor::Shape{n * L, P};
+  kernels::RmsNorm(lc.exec, per_layer, w.ple_projection_norm, per_layer, lc.eps);
+  kernels::Add(lc.exec, ple, tok, ple);
+  kernels::Scale(lc.exec, ple, static_cast<float>(1.0 / std::sqrt(2.0)));
+}
+
+}  // namespace gemmad::model::gemma4

@@ -1,0 +1,85 @@
+// Feed-forward part of a layer (text-model.md §4, §4.2, §8) and the in-layer PLE block (§7).
+// MoE layers run the dense MLP and the routed experts side by side on the post-attention
+// residual, each with its own pre/post norms; the router reads the un-normed residual.
+#include <cmath>
+
+#include "kernels/ops.h"
+#include "model/gemma4/layer_blocks.h"
+
+namespace gemmad::model::gemma4 {
+namespace {
+
+using tensor::TensorView;
+
+// out = down(gelu_tanh(gate(a)) ⊙ up(a)).
+void Mlp(const LayerContext& lc, const LayerWeights& w, const TensorView& a, int64_t width, const TensorView& out) {
+  const int64_t n = a.shape[0];
+  TensorView g = lc.buf.gate.View({n, width});
+  TensorView u = lc.buf.up.View({n, width});
+  kernels::Linear(lc.exec, a, w.gate_proj, g);
+  kernels::Linear(lc.exec, a, w.up_proj, u);
+  kernels::GeluTanhMul(lc.exec, g, u, g);
+  kernels::Linear(lc.exec, g, w.down_proj, out);
+}
+
+// out = post_feedforward_norm_2(Experts(pre_feedforward_norm_2(x))) with the router on x.
+void Experts(const LayerContext& lc, const LayerWeights& w, const TensorView& x, const TensorView& out) {
+  const Config& c = lc.config;
+  const int64_t n = x.shape[0], H = c.hidden_size, E = c.num_experts, K = c.top_k_experts;
+  TensorView z = lc.buf.normed.View({n, H});
+  // Router: weightless norm, × router.scale, × H^-1/2 (the norm kernel applies the scale vector).
+  kernels::RmsNorm(lc.exec, x, w.router_scale, z, lc.eps);
+  kernels::Scale(lc.exec, z, static_cast<float>(1.0 / std::sqrt(static_cast<double>(H))));
+  TensorView logits = lc.buf.router.View({n, E});
+  kernels::Linear(lc.exec, z, w.router_proj, logits);
+  lc.buf.moe_weights.resize(static_cast<size_t>(n * K));
+  lc.buf.moe_ids.resize(static_cast<size_t>(n * K));
+  TensorView rw{lc.buf.moe_weights.data(), tensor::DType::kF32, tensor::Shape{n, K}};
+  TensorView ri{lc.buf.moe_ids.data(), tensor::DType::kI32, tensor::Shape{n, K}};
+  kernels::MoeRoute(lc.exec, logits, w.per_expert_scale, rw, ri);
+  kernels::RmsNorm(lc.exec, x, w.pre_feedforward_norm_2, z, lc.eps);
+  kernels::MoeExperts(lc.exec, z, w.experts_gate_up, w.experts_down, rw, ri, out);
+  kernels::RmsNorm(lc.exec, out, w.post_feedforward_norm_2, out, lc.eps);
+}
+
+}  // namespace
+
+void FeedForwardBlock(const LayerContext& lc, int64_t l) {
+  const Config& c = lc.config;
+  const LayerWeights& w = lc.weights.layers[l];
+  const int64_t n = lc.batch.num_tokens(), H = c.hidden_size;
+  TensorView x = lc.buf.x.View({n, H});
+  TensorView a = lc.buf.normed.View({n, H});
+  TensorView f = lc.buf.branch.View({n, H});
+  kernels::RmsNorm(lc.exec, x, w.pre_feedforward_norm, a, lc.eps);
+  Mlp(lc, w, a, c.layer_intermediate_size(l), f);
+  if (c.enable_moe_block) {
+    kernels::RmsNorm(lc.exec, f, w.post_feedforward_norm_1, f, lc.eps);
+    TensorView e = lc.buf.branch2.View({n, H});
+    Experts(lc, w, x, e);
+    kernels::Add(lc.exec, f, e, f);
+  }
+  kernels::RmsNorm(lc.exec, f, w.post_feedforward_norm, f, lc.eps);
+  kernels::Add(lc.exec, x, f, x);
+}
+
+void PerLayerInputBlock(const LayerContext& lc, int64_t l) {
+  const Config& c = lc.config;
+  const LayerWeights& w = lc.weights.layers[l];
+  const int64_t n = lc.batch.num_tokens(), H = c.hidden_size, P = c.hidden_size_per_layer_input;
+  const int64_t L = c.num_hidden_layers;
+  TensorView x = lc.buf.x.View({n, H});
+  TensorView g = lc.buf.ple_gate.View({n, P});
+  kernels::Linear(lc.exec, x, w.ple_gate, g);
+  // This layer's slice of the per-layer inputs [N, L, P] made contiguous.
+  TensorView slice = lc.buf.ple_slice.View({n, P});
+  const float* ple = lc.buf.ple.View({n, L * P}).As<const float>();
+  for (int64_t t = 0; t < n; ++t) std::copy_n(ple + (t * L + l) * P, P, slice.As<float>() + t * P);
+  kernels::GeluTanhMul(lc.exec, g, slice, g);
+  TensorView p = lc.buf.branch.View({n, H});
+  kernels::Linear(lc.exec, g, w.ple_projection, p);
+  kernels::RmsNorm(lc.exec, p, w.ple_post_norm, p, lc.eps);
+  kernels::Add(lc.exec, x, p, x);
+}
+
+}  // namespace gemmad::model::gemma4

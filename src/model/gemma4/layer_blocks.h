@@ -1,0 +1,43 @@
+// The blocks of one Gemma 4 forward step (text-model.md §3, §4). Internal to model/gemma4.
+// Every function reads and updates buffers.x ([N, H], the residual stream) in place.
+#pragma once
+
+#include <vector>
+
+#include "kernels/context.h"
+#include "model/forward_batch.h"
+#include "model/gemma4/config.h"
+#include "model/gemma4/step_buffers.h"
+#include "model/gemma4/weights.h"
+#include "model/kv_cache.h"
+
+namespace gemmad::model::gemma4 {
+
+// Per-step constants shared by the blocks.
+struct LayerContext {
+  const kernels::ExecContext& exec;
+  const Config& config;
+  const Weights& weights;
+  const std::vector<float>& rope_sliding;  // [d_s / 2]
+  const std::vector<float>& rope_full;     // [d_f / 2]
+  const ForwardBatch& batch;
+  const StepPlan& plan;
+  KvCache& cache;
+  StepBuffers& buf;
+  float eps;
+};
+
+// Slots and attention sequences per KV group.
+StepPlan MakeStepPlan(const ForwardBatch& batch, const KvCacheSpec& spec);
+
+// x = E[t]·s_emb; and, with PLE, buffers.ple = per-layer inputs [N, L, P] (§3.1, §7).
+void EmbedTokens(const LayerContext& lc);
+
+// §4 + §5: x += post_attention_norm(Attention(input_norm(x))) for layer l.
+void AttentionBlock(const LayerContext& lc, int64_t l);
+// §4 (+ §8): x += post_feedforward_norm(MLP(...) [+ MoE]) for layer l.
+void FeedForwardBlock(const LayerContext& lc, int64_t l);
+// §7 in-layer part: x += post_per_layer_input_norm(proj(gelu(gate(x)) ⊙ ple[:, l])).
+void PerLayerInputBlock(const LayerContext& lc, int64_t l);
+
+}  // namespace gemmad::model::gemma4

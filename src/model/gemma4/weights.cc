@@ -1,0 +1,109 @@
+// Weight binding: name construction per text-model.md §9, shape/dtype checks, f16 widening.
+#include "model/gemma4/weights.h"
+
+#include <string>
+
+#include "tensor/half.h"
+
+namespace gemmad::model::gemma4 {
+namespace {
+
+class Binder {
+ public:
+  Binder(const TensorLookup& lookup, std::string prefix, Weights* w)
+      : lookup_(lookup), prefix_(std::move(prefix)), w_(w) {}
+
+  // Binds `name` (without prefix) and checks its shape.
+  Status Bind(const std::string& name, tensor::Shape want, TensorView* out) {
+    const std::string full = prefix_ + name;
+    auto r = lookup_(full);
+    if (!r.ok()) return r.status();
+    TensorView v = *r;
+    if (!(v.shape == want)) {
+      return InvalidArgumentError(full + ": shape " + v.shape.ToString() + ", expected " + want.ToString());
+    }
+    if (v.dtype == tensor::DType::kF16) {
+      auto buf = std::make_unique<std::vector<float>>(static_cast<size_t>(v.NumElements()));
+      const auto* h = v.As<const uint16_t>();
+      for (int64_t i = 0; i < v.NumElements(); ++i) (*buf)[i] = tensor::F16ToFloat(h[i]);
+      v.data = buf->data();
+      v.dtype = tensor::DType::kF32;
+      w_->owned.push_back(std::move(buf));
+    } else if (v.dtype != tensor::DType::kF32 && v.dtype != tensor::DType::kBF16) {
+      return InvalidArgumentError(full + ": dtype " + std::string(tensor::DTypeName(v.dtype)) +
+                                  " is not supported (expected BF16, F16 or F32)");
+    }
+    *out = v;
+    return OkStatus();
+  }
+
+ private:
+  const TensorLookup& lookup_;
+  std::string prefix_;
+  Weights* w_;
+};
+
+Status BindLayer(const Config& c, int64_t l, Binder& b, LayerWeights& lw) {
+  const std::string p = "layers." + std::to_string(l) + ".";
+  const int64_t H = c.hidden_size, d = c.layer_head_dim(l), nkv = c.layer_num_kv_heads(l);
+  const int64_t nH = c.num_attention_heads, I = c.layer_intermediate_size(l);
+  GEMMAD_RETURN_IF_ERROR(b.Bind(p + "input_layernorm.weight", {H}, &lw.input_norm));
+  GEMMAD_RETURN_IF_ERROR(b.Bind(p + "post_attention_layernorm.weight", {H}, &lw.post_attention_norm));
+  GEMMAD_RETURN_IF_ERROR(b.Bind(p + "pre_feedforward_layernorm.weight", {H}, &lw.pre_feedforward_norm));
+  GEMMAD_RETURN_IF_ERROR(b.Bind(p + "post_feedforward_layernorm.weight", {H}, &lw.post_feedforward_norm));
+  TensorView scalar;
+  GEMMAD_RETURN_IF_ERROR(b.Bind(p + "layer_scalar", {1}, &scalar));
+  lw.layer_scalar = scalar.dtype == tensor::DType::kBF16 ? tensor::Bf16ToFloat(*scalar.As<const uint16_t>())
+                                                         : *scalar.As<const float>();
+  GEMMAD_RETURN_IF_ERROR(b.Bind(p + "self_attn.q_proj.weight", {nH * d, H}, &lw.q_proj));
+  GEMMAD_RETURN_IF_ERROR(b.Bind(p + "self_attn.q_norm.weight", {d}, &lw.q_norm));
+  if (!c.is_kv_shared(l)) {
+    GEMMAD_RETURN_IF_ERROR(b.Bind(p + "self_attn.k_proj.weight", {nkv * d, H}, &lw.k_proj));
+    GEMMAD_RETURN_IF_ERROR(b.Bind(p + "self_attn.k_norm.weight", {d}, &lw.k_norm));
+    if (c.is_sliding(l) || !c.attention_k_eq_v) {
+      GEMMAD_RETURN_IF_ERROR(b.Bind(p + "self_attn.v_proj.weight", {nkv * d, H}, &lw.v_proj));
+    }
+  }
+  GEMMAD_RETURN_IF_ERROR(b.Bind(p + "self_attn.o_proj.weight", {H, nH * d}, &lw.o_proj));
+  GEMMAD_RETURN_IF_ERROR(b.Bind(p + "mlp.gate_proj.weight", {I, H}, &lw.gate_proj));
+  GEMMAD_RETURN_IF_ERROR(b.Bind(p + "mlp.up_proj.weight", {I, H}, &lw.up_proj));
+  GEMMAD_RETURN_IF_ERROR(b.Bind(p + "mlp.down_proj.weight", {H, I}, &lw.down_proj));
+  if (const int64_t P = c.hidden_size_per_layer_input; P > 0) {
+    GEMMAD_RETURN_IF_ERROR(b.Bind(p + "per_layer_input_gate.weight", {P, H}, &lw.ple_gate));
+    GEMMAD_RETURN_IF_ERROR(b.Bind(p + "per_layer_projection.weight", {H, P}, &lw.ple_projection));
+    GEMMAD_RETURN_IF_ERROR(b.Bind(p + "post_per_layer_input_norm.weight", {H}, &lw.ple_post_norm));
+  }
+  if (c.enable_moe_block) {
+    const int64_t E = c.num_experts, Ie = c.moe_intermediate_size;
+    GEMMAD_RETURN_IF_ERROR(b.Bind(p + "router.proj.weight", {E, H}, &lw.router_proj));
+    GEMMAD_RETURN_IF_ERROR(b.Bind(p + "router.scale", {H}, &lw.router_scale));
+    GEMMAD_RETURN_IF_ERROR(b.Bind(p + "router.per_expert_scale", {E}, &lw.per_expert_scale));
+    GEMMAD_RETURN_IF_ERROR(b.Bind(p + "experts.gate_up_proj", {E, 2 * Ie, H}, &lw.experts_gate_up));
+    GEMMAD_RETURN_IF_ERROR(b.Bind(p + "experts.down_proj", {E, H, Ie}, &lw.experts_down));
+    GEMMAD_RETURN_IF_ERROR(b.Bind(p + "pre_feedforward_layernorm_2.weight", {H}, &lw.pre_feedforward_norm_2));
+    GEMMAD_RETURN_IF_ERROR(b.Bind(p + "post_feedforward_layernorm_1.weight", {H}, &lw.post_feedforward_norm_1));
+    GEMMAD_RETURN_IF_ERROR(b.Bind(p + "post_feedforward_layernorm_2.weight", {H}, &lw.post_feedforward_norm_2));
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Result<Weights> BindWeights(const Config& c, const TensorLookup& lookup, const std::string& prefix) {
+  Weights w;
+  Binder b(lookup, prefix, &w);
+  const int64_t H = c.hidden_size, L = c.num_hidden_layers, P = c.hidden_size_per_layer_input;
+  GEMMAD_RETURN_IF_ERROR(b.Bind("embed_tokens.weight", {c.vocab_size, H}, &w.embed));
+  GEMMAD_RETURN_IF_ERROR(b.Bind("norm.weight", {H}, &w.final_norm));
+  if (P > 0) {
+    GEMMAD_RETURN_IF_ERROR(b.Bind("embed_tokens_per_layer.weight", {c.vocab_size_per_layer_input, L * P}, &w.ple_table));
+    GEMMAD_RETURN_IF_ERROR(b.Bind("per_layer_model_projection.weight", {L * P, H}, &w.ple_model_projection));
+    GEMMAD_RETURN_IF_ERROR(b.Bind("per_layer_projection_norm.weight", {P}, &w.ple_projection_norm));
+  }
+  w.layers.resize(static_cast<size_t>(L));
+  for (int64_t l = 0; l < L; ++l) GEMMAD_RETURN_IF_ERROR(BindLayer(c, l, b, w.layers[l]));
+  w.compute_dtype = w.embed.dtype == tensor::DType::kBF16 ? tensor::DType::kBF16 : tensor::DType::kF32;
+  return w;
+}
+
+}  // namespace gemmad::model::gemma4

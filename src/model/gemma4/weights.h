@@ -1,0 +1,66 @@
+// Weights: zero-copy views of every tensor the Gemma 4 text forward pass reads (text-model.md
+// §9), bound by name from a checkpoint and checked against the config. bf16 and f32 tensors are
+// used as stored (memory-mapped); f16 tensors are widened once into owned f32 copies.
+// KV-shared layers bind no k/v projections or k_norm (the checkpoint's copies are never used).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "model/gemma4/config.h"
+#include "tensor/tensor_view.h"
+
+namespace gemmad::model::gemma4 {
+
+using tensor::TensorView;
+
+struct LayerWeights {
+  TensorView input_norm, post_attention_norm, pre_feedforward_norm, post_feedforward_norm;  // [H]
+  float layer_scalar = 1.0f;
+  TensorView q_proj;  // [nH·d, H]
+  TensorView q_norm;  // [d]
+  TensorView k_proj;  // [nkv·d, H]; empty on KV-shared layers
+  TensorView v_proj;  // [nkv·d, H]; empty on KV-shared layers and k_eq_v full layers
+  TensorView k_norm;  // [d]; empty on KV-shared layers
+  TensorView o_proj;  // [H, nH·d]
+  TensorView gate_proj, up_proj;  // [I_l, H]
+  TensorView down_proj;           // [H, I_l]
+  // PLE (P > 0).
+  TensorView ple_gate;        // [P, H]
+  TensorView ple_projection;  // [H, P]
+  TensorView ple_post_norm;   // [H]
+  // MoE (enable_moe_block).
+  TensorView router_proj;        // [E, H]
+  TensorView router_scale;       // [H]
+  TensorView per_expert_scale;   // [E]
+  TensorView experts_gate_up;    // [E, 2·Ie, H]
+  TensorView experts_down;       // [E, H, Ie]
+  TensorView pre_feedforward_norm_2, post_feedforward_norm_1, post_feedforward_norm_2;  // [H]
+};
+
+struct Weights {
+  TensorView embed;       // [V, H] (also the tied LM head)
+  TensorView final_norm;  // [H]
+  TensorView ple_table;             // [V_ple, L·P]
+  TensorView ple_model_projection;  // [L·P, H]
+  TensorView ple_projection_norm;   // [P]
+  std::vector<LayerWeights> layers;
+  // bf16 when the embedding is stored in bf16: the HF reference then rounds the embedding
+  // scales to bf16; KV caches default to this dtype.
+  tensor::DType compute_dtype = tensor::DType::kF32;
+  // Storage of f16 tensors widened to f32.
+  std::vector<std::unique_ptr<std::vector<float>>> owned;
+};
+
+// Finds a tensor by its full checkpoint name; NotFound when absent.
+using TensorLookup = std::function<Result<TensorView>(const std::string& name)>;
+
+// Binds every tensor under `prefix` ("model." or "model.language_model.") and checks its shape
+// and dtype against `config`. Errors name the tensor: "model.layers.3.mlp.up_proj.weight: shape
+// [64, 48], expected [128, 64]".
+Result<Weights> BindWeights(const Config& config, const TensorLookup& lookup, const std::string& prefix);
+
+}  // namespace gemmad::model::gemma4
