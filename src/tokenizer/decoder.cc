@@ -15,11 +15,17 @@ namespace {
 class SequenceDecoder : public Decoder {
  public:
   explicit SequenceDecoder(std::vector<std::unique_ptr<Decoder>> parts) : parts_(std::move(parts)) {}
-  void DecodeChain(std::vector<std::string>* t) const override {
-    for (const auto& p : parts_) p->DecodeChain(t);
+  void DecodeChain(std::vector<std::string>* t, bool at_start, bool* fused) const override {
+    for (const auto& p : parts_) p->DecodeChain(t, at_start, fused);
   }
   void MidToken(std::string* t, bool* fused) const override {
     for (const auto& p : parts_) p->MidToken(t, fused);
+  }
+  bool HasByteFallback() const override {
+    for (const auto& p : parts_) {
+      if (p->HasByteFallback()) return true;
+    }
+    return false;
   }
 
  private:
@@ -29,7 +35,7 @@ class SequenceDecoder : public Decoder {
 class ReplaceDecoder : public Decoder {
  public:
   ReplaceDecoder(Pattern p, std::string content) : pattern_(std::move(p)), content_(std::move(content)) {}
-  void DecodeChain(std::vector<std::string>* t) const override {
+  void DecodeChain(std::vector<std::string>* t, bool, bool*) const override {
     for (std::string& s : *t) s = pattern_.Replace(s, content_);
   }
   void MidToken(std::string* t, bool*) const override { *t = pattern_.Replace(*t, content_); }
@@ -39,8 +45,10 @@ class ReplaceDecoder : public Decoder {
   std::string content_;
 };
 
+}  // namespace
+
 // "<0xAB>" -> 0xAB, as HF: 6 bytes, "<0x" prefix, '>' suffix, u8::from_str_radix(.., 16).
-int ByteTokenValue(const std::string& t) {
+int ByteTokenValue(std::string_view t) {
   if (t.size() != 6 || t.compare(0, 3, "<0x") != 0 || t[5] != '>') return -1;
   auto hex = [](char c) {
     if (c >= '0' && c <= '9') return c - '0';
@@ -53,9 +61,11 @@ int ByteTokenValue(const std::string& t) {
   return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
 }
 
+namespace {
+
 class ByteFallbackDecoder : public Decoder {
  public:
-  void DecodeChain(std::vector<std::string>* t) const override {
+  void DecodeChain(std::vector<std::string>* t, bool, bool*) const override {
     std::vector<std::string> out;
     out.reserve(t->size());
     std::string bytes;
@@ -87,6 +97,7 @@ class ByteFallbackDecoder : public Decoder {
     int b = ByteTokenValue(*t);
     if (b >= 0) *t = std::string(1, static_cast<char>(b));
   }
+  bool HasByteFallback() const override { return true; }
 
  private:
   static bool IsValidUtf8(const std::string& s) {
@@ -101,10 +112,11 @@ class ByteFallbackDecoder : public Decoder {
 
 class FuseDecoder : public Decoder {
  public:
-  void DecodeChain(std::vector<std::string>* t) const override {
+  void DecodeChain(std::vector<std::string>* t, bool, bool* fused) const override {
     std::string all;
     for (const std::string& s : *t) all += s;
     t->assign(1, std::move(all));
+    *fused = true;
   }
   void MidToken(std::string*, bool* fused) const override { *fused = true; }
 };
@@ -112,15 +124,17 @@ class FuseDecoder : public Decoder {
 class StripDecoder : public Decoder {
  public:
   StripDecoder(char32_t content, size_t start, size_t stop) : content_(content), start_(start), stop_(stop) {}
-  void DecodeChain(std::vector<std::string>* t) const override {
-    for (std::string& s : *t) s = Strip(s);
+  void DecodeChain(std::vector<std::string>* t, bool at_start, bool* fused) const override {
+    // After a Fuse the single token is the whole text: its start is the sequence start only
+    // when at_start. Before, every token is stripped on its own wherever it stands.
+    for (std::string& s : *t) s = Strip(s, !*fused || at_start);
   }
   void MidToken(std::string* t, bool* fused) const override {
-    if (!*fused) *t = Strip(*t);
+    if (!*fused) *t = Strip(*t, true);
   }
 
  private:
-  std::string Strip(const std::string& s) const {
+  std::string Strip(const std::string& s, bool strip_start) const {
     std::vector<std::pair<size_t, size_t>> chars;  // byte span of each char
     for (size_t pos = 0; pos < s.size();) {
       size_t a = pos;
@@ -132,7 +146,7 @@ class StripDecoder : public Decoder {
       return unicode::DecodeUtf8(s, &p);
     };
     size_t start_cut = 0;
-    for (size_t i = 0; i < chars.size() && i < start_; ++i) {
+    for (size_t i = 0; strip_start && i < chars.size() && i < start_; ++i) {
       if (char_at(i) != content_) break;
       start_cut = i + 1;
     }
@@ -154,8 +168,9 @@ class StripDecoder : public Decoder {
 class MetaspaceDecoder : public Decoder {
  public:
   MetaspaceDecoder(char32_t rep, bool strip_first) : rep_(rep), strip_first_(strip_first) {}
-  void DecodeChain(std::vector<std::string>* t) const override {
-    for (size_t i = 0; i < t->size(); ++i) (*t)[i] = Map((*t)[i], i == 0 && strip_first_);
+  void DecodeChain(std::vector<std::string>* t, bool at_start, bool* fused) const override {
+    // HF drops every replacement character of token 0; after a Fuse token 0 is all the text.
+    for (size_t i = 0; i < t->size(); ++i) (*t)[i] = Map((*t)[i], i == 0 && strip_first_ && (at_start || *fused));
   }
   void MidToken(std::string* t, bool* fused) const override { *t = Map(*t, *fused && strip_first_); }
 
@@ -180,10 +195,11 @@ class MetaspaceDecoder : public Decoder {
 
 class ByteLevelDecoder : public Decoder {
  public:
-  void DecodeChain(std::vector<std::string>* t) const override {
+  void DecodeChain(std::vector<std::string>* t, bool, bool* fused) const override {
     std::string bytes;
     for (const std::string& s : *t) AppendBytes(s, &bytes);
     t->assign(1, unicode::ToValidUtf8(bytes));
+    *fused = true;
   }
   void MidToken(std::string* t, bool* fused) const override {
     std::string bytes;
@@ -222,8 +238,9 @@ Result<char32_t> OneChar(const nlohmann::json& j, const char* key, std::string_v
 
 }  // namespace
 
-std::string RunDecoder(const Decoder& decoder, std::vector<std::string> tokens) {
-  decoder.DecodeChain(&tokens);
+std::string RunDecoder(const Decoder& decoder, std::vector<std::string> tokens, bool at_start) {
+  bool fused = false;
+  decoder.DecodeChain(&tokens, at_start, &fused);
   std::string out;
   for (const std::string& s : tokens) out += s;
   return out;

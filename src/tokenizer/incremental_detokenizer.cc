@@ -1,40 +1,53 @@
-// IncrementalDetokenizer: HF DecodeStream (step_decode_stream) plus a final Flush.
+// IncrementalDetokenizer: HF DecodeStream's windowed re-decoding, made exact: text is emitted
+// only from the ids whose decode can no longer change (a trailing run of ByteFallback byte
+// tokens is still open: one more invalid byte turns the whole run into U+FFFD), and never
+// ending in U+FFFD (a character still incomplete), so pieces always concatenate to Decode().
 #include "tokenizer/incremental_detokenizer.h"
 
+#include "tokenizer/pipeline.h"
 #include "tokenizer/tokenizer.h"
 
 namespace gemmad::tokenizer {
+namespace {
+
+bool EndsWithReplacement(const std::string& s) {
+  return s.size() >= 3 && s.compare(s.size() - 3, 3, "\xEF\xBF\xBD") == 0;
+}
+
+}  // namespace
 
 IncrementalDetokenizer::IncrementalDetokenizer(const Tokenizer& tokenizer, bool skip_special_tokens)
     : tokenizer_(tokenizer), skip_special_tokens_(skip_special_tokens) {}
 
-namespace {
-bool EndsWithReplacement(const std::string& s) {
-  return s.size() >= 3 && s.compare(s.size() - 3, 3, "\xEF\xBF\xBD") == 0;
-}
-}  // namespace
-
 std::string IncrementalDetokenizer::Step(int32_t id) {
   ++num_ids_;
-  if (prefix_.empty() && !window_.empty()) {
-    std::string p = tokenizer_.Decode(window_, skip_special_tokens_);
-    if (!EndsWithReplacement(p)) {
-      prefix_ = std::move(p);
-      prefix_end_ = window_.size();
-    }
-  }
   window_.push_back(id);
-  std::string text = tokenizer_.Decode(window_, skip_special_tokens_);
-  if (text.size() <= prefix_.size() || EndsWithReplacement(text)) return std::string();
-  // The decode of a longer window always extends the previous one for the supported decoders;
-  // if it ever did not, emitting the tail after the common prefix keeps the stream going.
-  size_t common = 0;
-  while (common < prefix_.size() && text[common] == prefix_[common]) ++common;
-  std::string out = text.substr(common < prefix_.size() ? common : prefix_.size());
-  const size_t new_prefix_end = window_.size() - prefix_end_;
+  // Exclude a trailing open byte run (skipped tokens inside it do not end it).
+  const Pipeline& p = tokenizer_.pipeline();
+  size_t stable_end = window_.size();
+  bool open_run = false;
+  for (size_t k = window_.size(); k > prefix_end_; --k) {
+    const int32_t t = window_[k - 1];
+    if (p.DecodesToNothing(t, skip_special_tokens_)) continue;
+    if (!p.IsByteRunToken(t)) break;
+    open_run = true;
+    stable_end = k - 1;
+  }
+  if (open_run && stable_end <= prefix_end_) return std::string();
+  std::span<const int32_t> stable(window_.data(), stable_end);
+  std::string text = p.Decode(stable, skip_special_tokens_, at_start_);
+  if (text.size() <= prefix_.size() || EndsWithReplacement(text) || text.compare(0, prefix_.size(), prefix_) != 0) {
+    return std::string();
+  }
+  std::string out = text.substr(prefix_.size());
+  // Keep the ids of the piece just emitted as context for the next decode (decoders treat the
+  // first token of a sequence specially, so the context must not start at the new ids).
+  for (size_t k = 0; k < prefix_end_ && at_start_; ++k) {
+    if (!p.DecodesToNothing(window_[k], skip_special_tokens_)) at_start_ = false;
+  }
   window_.erase(window_.begin(), window_.begin() + static_cast<std::ptrdiff_t>(prefix_end_));
-  prefix_ = tokenizer_.Decode(window_, skip_special_tokens_);
-  prefix_end_ = new_prefix_end;
+  prefix_end_ = stable_end - prefix_end_;
+  prefix_ = p.Decode(std::span<const int32_t>(window_.data(), prefix_end_), skip_special_tokens_, at_start_);
   return out;
 }
 
@@ -45,8 +58,7 @@ std::string IncrementalDetokenizer::StepMany(const int32_t* ids, size_t num_ids)
 }
 
 std::string IncrementalDetokenizer::Flush() {
-  if (window_.empty()) return std::string();
-  std::string text = tokenizer_.Decode(window_, skip_special_tokens_);
+  std::string text = tokenizer_.pipeline().Decode(window_, skip_special_tokens_, at_start_);
   std::string out = text.size() > prefix_.size() ? text.substr(prefix_.size()) : std::string();
   Reset();
   return out;
@@ -56,6 +68,7 @@ void IncrementalDetokenizer::Reset() {
   window_.clear();
   prefix_.clear();
   prefix_end_ = 0;
+  at_start_ = true;
   num_ids_ = 0;
 }
 

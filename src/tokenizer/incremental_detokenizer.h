@@ -4,7 +4,9 @@
 // tokenizer.Decode(all ids, skip_special_tokens) byte for byte, including the decoder's
 // start-of-sequence handling (Metaspace / Strip leading space), which applies only to the
 // first id ever fed. Semantics follow HF `tokenizers` DecodeStream (used by vLLM): a window of
-// recent ids is re-decoded and only the text past the previous window's text is emitted.
+// recent ids is re-decoded and only the text past the previous window's text is emitted; unlike
+// DecodeStream, a run of ByteFallback byte tokens is held until a non-byte token closes it (HF
+// turns a whole run with any invalid byte into U+FFFD), so text never has to be taken back.
 #pragma once
 
 #include <cstdint>
@@ -25,8 +27,7 @@ class IncrementalDetokenizer {
   // Feeds several ids; returns the text completed by all of them.
   std::string StepMany(const int32_t* ids, size_t num_ids);
   // Returns whatever is held back (e.g. an incomplete byte sequence, decoded the way Decode
-  // decodes it: U+FFFD). Call once at the end of the stream; the object may then be reused
-  // for a new stream only after Reset().
+  // decodes it: U+FFFD) and resets the object for a new sequence.
   std::string Flush();
   // Starts a new sequence.
   void Reset();
@@ -40,6 +41,7 @@ class IncrementalDetokenizer {
   std::vector<int32_t> window_;  // the ids re-decoded at each step
   std::string prefix_;           // Decode(window_[0, prefix_end_)), text already emitted
   size_t prefix_end_ = 0;
+  bool at_start_ = true;  // nothing before window_ decodes to any text
   size_t num_ids_ = 0;
 };
 

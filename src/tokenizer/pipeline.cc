@@ -116,7 +116,24 @@ std::string_view Pipeline::IdToToken(int32_t id) const {
   return model_->IdToToken(id);
 }
 
-std::string Pipeline::Decode(std::span<const int32_t> ids, bool skip_special_tokens) const {
+bool Pipeline::DecodesToNothing(int32_t id, bool skip_special_tokens) const {
+  std::string_view s;
+  if (const AddedToken* t = added_.Find(id)) {
+    s = t->decode_form;
+  } else if (model_->HasId(id)) {
+    s = model_->IdToToken(id);
+  } else {
+    return true;
+  }
+  return skip_special_tokens && added_.IsSpecialContent(s);
+}
+
+bool Pipeline::IsByteRunToken(int32_t id) const {
+  if (decoder_ == nullptr || !decoder_->HasByteFallback()) return false;
+  return ByteTokenValue(IdToToken(id)) >= 0;
+}
+
+std::string Pipeline::Decode(std::span<const int32_t> ids, bool skip_special_tokens, bool at_start) const {
   std::vector<std::string> tokens;
   tokens.reserve(ids.size());
   for (int32_t id : ids) {
@@ -131,7 +148,7 @@ std::string Pipeline::Decode(std::span<const int32_t> ids, bool skip_special_tok
     if (skip_special_tokens && added_.IsSpecialContent(s)) continue;
     tokens.emplace_back(s);
   }
-  if (decoder_) return RunDecoder(*decoder_, std::move(tokens));
+  if (decoder_) return RunDecoder(*decoder_, std::move(tokens), at_start);
   return StrJoin(tokens, " ");
 }
 

@@ -27,12 +27,17 @@ class Pipeline {
   static Result<std::unique_ptr<Pipeline>> Parse(std::string_view json);
 
   void Encode(std::string_view text, bool add_special_tokens, std::vector<int32_t>* ids) const;
-  std::string Decode(std::span<const int32_t> ids, bool skip_special_tokens) const;
+  // `at_start` false: `ids` continue a sequence (streaming windows; see Decoder::DecodeChain).
+  std::string Decode(std::span<const int32_t> ids, bool skip_special_tokens, bool at_start = true) const;
 
   // HF token_to_id / id_to_token: added tokens first, then the model. -1 / "" when unknown.
   int32_t TokenToId(std::string_view token) const;
   std::string_view IdToToken(int32_t id) const;
   const std::string& TokenBytes(int32_t id) const;
+  // For streaming: `id` contributes nothing to a decode (unknown, or a skipped special token).
+  bool DecodesToNothing(int32_t id, bool skip_special_tokens) const;
+  // For streaming: `id` is a "<0xAB>" token of a ByteFallback decoder (its run decodes as one).
+  bool IsByteRunToken(int32_t id) const;
   int32_t id_limit() const { return std::max(model_->id_limit(), added_.id_limit()); }
 
   const AddedVocab& added() const { return added_; }
