@@ -1,6 +1,7 @@
 // KvCache allocation (calloc: lazily zeroed pages) and per-layer views.
 #include "model/kv_cache.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 

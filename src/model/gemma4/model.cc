@@ -1,0 +1,114 @@
+// Model loading and the step driver: embed, decoder layers, final norm, tied LM head, soft-cap.
+#include "model/gemma4/model.h"
+
+#include <string>
+
+#include "kernels/ops.h"
+#include "model/gemma4/kv_plan.h"
+#include "model/gemma4/layer_blocks.h"
+#include "model/gemma4/rope_table.h"
+
+namespace gemmad::model::gemma4 {
+namespace {
+
+void Record(HiddenStates* out, const tensor::TensorView& x) {
+  if (out == nullptr) return;
+  const float* p = x.As<const float>();
+  out->emplace_back(p, p + x.NumElements());
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Model>> Model::Load(const std::string& model_dir, const CheckpointOptions& options) {
+  GEMMAD_ASSIGN_OR_RETURN(Checkpoint ckpt, Checkpoint::Open(model_dir, options));
+  return FromCheckpoint(std::move(ckpt));
+}
+
+Result<std::unique_ptr<Model>> Model::FromCheckpoint(Checkpoint checkpoint) {
+  std::unique_ptr<Model> m(new Model());
+  m->checkpoint_ = std::move(checkpoint);
+  const Config& c = m->checkpoint_.config();
+  const std::string label = m->checkpoint_.dir() + "/config.json";
+  for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
+    if (c.is_kv_shared(l) && c.kv_donor(l) < 0) {
+      return InvalidArgumentError(label + ": layer " + std::to_string(l) +
+                                  " shares KV but no earlier non-shared layer has its type");
+    }
+  }
+  const Checkpoint& ck = m->checkpoint_;
+  TensorLookup lookup = [&ck](const std::string& name) -> Result<tensor::TensorView> {
+    const tensor::TensorView* v = ck.Find(name);
+    if (v == nullptr) return NotFoundError(ck.dir() + ": tensor " + name + " is missing");
+    return *v;
+  };
+  GEMMAD_ASSIGN_OR_RETURN(m->weights_, BindWeights(c, lookup, ""));
+  GEMMAD_ASSIGN_OR_RETURN(m->rope_sliding_, RopeInvFreq(c.rope_sliding, c.head_dim));
+  GEMMAD_ASSIGN_OR_RETURN(m->rope_full_, RopeInvFreq(c.rope_full, c.global_head_dim));
+  return m;
+}
+
+KvCacheSpec Model::MakeKvCacheSpec(int64_t block_size, std::optional<tensor::DType> kv_dtype) const {
+  return gemma4::MakeKvCacheSpec(config(), block_size, kv_dtype.value_or(compute_dtype()));
+}
+
+Status Model::CheckCache(const KvCache& cache) const {
+  const KvCacheSpec want = gemma4::MakeKvCacheSpec(config(), 1, tensor::DType::kF32);
+  const KvCacheSpec& got = cache.spec();
+  bool ok = got.layer_kv_source == want.layer_kv_source && got.layer_group == want.layer_group &&
+            got.groups.size() == want.groups.size();
+  for (size_t g = 0; ok && g < got.groups.size(); ++g) {
+    ok = got.groups[g].layers == want.groups[g].layers && got.groups[g].head_dim == want.groups[g].head_dim &&
+         got.groups[g].num_kv_heads == want.groups[g].num_kv_heads && got.groups[g].window == want.groups[g].window;
+  }
+  return ok ? OkStatus() : InvalidArgumentError("KV cache was not made for this model's KV plan");
+}
+
+Status Model::Forward(const kernels::ExecContext& exec, const ForwardBatch& batch, KvCache& cache,
+                      const tensor::TensorView& logits, HiddenStates* hidden_states) {
+  const Config& c = config();
+  GEMMAD_RETURN_IF_ERROR(CheckCache(cache));
+  std::vector<int64_t> num_blocks;
+  for (int g = 0; g < cache.spec().num_groups(); ++g) num_blocks.push_back(cache.num_blocks(g));
+  GEMMAD_RETURN_IF_ERROR(ValidateForwardBatch(batch, cache.spec(), num_blocks, c.vocab_size));
+  const int64_t rows = batch.num_logit_rows(), n = batch.num_tokens(), H = c.hidden_size;
+  if (logits.dtype != tensor::DType::kF32 || logits.shape.rank != 2 || logits.shape[0] != rows ||
+      logits.shape[1] != c.vocab_size) {
+    return InvalidArgumentError("Forward: logits must be F32 [" + std::to_string(rows) + ", " +
+                                std::to_string(c.vocab_size) + "], got " + logits.shape.ToString());
+  }
+  if (hidden_states != nullptr) hidden_states->clear();
+  if (n == 0) return OkStatus();
+
+  const StepPlan plan = MakeStepPlan(batch, cache.spec());
+  const LayerContext lc{exec, c, weights_, rope_sliding_, rope_full_, batch, plan, cache, buffers_,
+                        static_cast<float>(c.rms_norm_eps)};
+  EmbedTokens(lc);
+  tensor::TensorView x = buffers_.x.View({n, H});
+  Record(hidden_states, x);
+  for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
+    AttentionBlock(lc, l);
+    FeedForwardBlock(lc, l);
+    if (c.hidden_size_per_layer_input > 0) PerLayerInputBlock(lc, l);
+    kernels::Scale(exec, x, weights_.layers[l].layer_scalar);
+    if (l + 1 < c.num_hidden_layers) Record(hidden_states, x);
+  }
+  if (hidden_states != nullptr) {
+    tensor::TensorView normed = buffers_.normed.View({n, H});
+    kernels::RmsNorm(exec, x, weights_.final_norm, normed, lc.eps);
+    Record(hidden_states, normed);
+  }
+  if (rows == 0) return OkStatus();
+  tensor::TensorView head = buffers_.head.View({rows, H});
+  int64_t r = 0;
+  for (const auto& sq : batch.sequences) {
+    for (int32_t off : sq.logit_offsets) {
+      std::copy_n(x.As<const float>() + (sq.token_begin + off) * H, H, head.As<float>() + (r++) * H);
+    }
+  }
+  kernels::RmsNorm(exec, head, weights_.final_norm, head, lc.eps);
+  kernels::Linear(exec, head, weights_.embed, logits);
+  if (c.final_logit_softcapping > 0.0) kernels::SoftCap(exec, logits, static_cast<float>(c.final_logit_softcapping));
+  return OkStatus();
+}
+
+}  // namespace gemmad::model::gemma4

@@ -1,0 +1,67 @@
+// Model: a loaded Gemma 4 text decoder (E2B, E4B, 31B, 26B-A4B and the tiny test variants) and
+// its forward pass over a ForwardBatch with a paged KvCache. Equal to the transformers reference
+// in fp32 (exact scales, fp32 everywhere); with bf16 checkpoints the weights stay bf16 (memory-
+// mapped) and are widened in registers, activations stay fp32 (more accurate than the reference's
+// bf16 storage, which a per-op rounding did not reproduce any closer), the embedding scales are
+// rounded to bf16 as the reference does, and the KV cache defaults to bf16.
+//
+// Thread-compatibility: Forward mutates internal step buffers; call it from one thread at a time.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "kernels/context.h"
+#include "model/forward_batch.h"
+#include "model/gemma4/checkpoint.h"
+#include "model/gemma4/config.h"
+#include "model/gemma4/step_buffers.h"
+#include "model/gemma4/weights.h"
+#include "model/kv_cache.h"
+#include "tensor/tensor_view.h"
+
+namespace gemmad::model::gemma4 {
+
+// Hidden states as transformers' output_hidden_states reports them: L + 1 entries of
+// [num_tokens, H]; entry 0 = scaled embedding, entry k (1 ≤ k < L) = output of layer k - 1,
+// entry L = the final-normed output of the last layer.
+using HiddenStates = std::vector<std::vector<float>>;
+
+class Model {
+ public:
+  // Opens and validates the checkpoint (config.json, safetensors, single or sharded) and binds
+  // the weights. Errors are one line naming the file and the problem.
+  static Result<std::unique_ptr<Model>> Load(const std::string& model_dir, const CheckpointOptions& options = {});
+  // Binds an already opened checkpoint.
+  static Result<std::unique_ptr<Model>> FromCheckpoint(Checkpoint checkpoint);
+
+  const Config& config() const { return checkpoint_.config(); }
+  const Checkpoint& checkpoint() const { return checkpoint_; }
+  const Weights& weights() const { return weights_; }
+  // kBF16 for bf16 checkpoints, else kF32.
+  tensor::DType compute_dtype() const { return weights_.compute_dtype; }
+
+  // The KV geometry for blocks of `block_size` tokens; the cache dtype defaults to compute_dtype().
+  KvCacheSpec MakeKvCacheSpec(int64_t block_size, std::optional<tensor::DType> kv_dtype = std::nullopt) const;
+
+  // Runs one step. logits: [batch.num_logit_rows(), vocab_size] f32, soft-capped. The cache must
+  // come from MakeKvCacheSpec of this model. hidden_states (optional) receives every layer's
+  // output for every row of the batch. Invalid batches (token ids, ranges, block tables) return
+  // InvalidArgument before any work is done and leave the cache untouched.
+  Status Forward(const kernels::ExecContext& exec, const ForwardBatch& batch, KvCache& cache,
+                 const tensor::TensorView& logits, HiddenStates* hidden_states = nullptr);
+
+ private:
+  Model() = default;
+  Status CheckCache(const KvCache& cache) const;
+
+  Checkpoint checkpoint_;
+  Weights weights_;
+  std::vector<float> rope_sliding_, rope_full_;  // inverse frequencies per layer type
+  StepBuffers buffers_;
+};
+
+}  // namespace gemmad::model::gemma4
