@@ -303,11 +303,15 @@ static Value MinMax(Interp& in, const Value& v, Args& a, bool want_max) {
 Value FMin(Interp& in, const Value& v, Args& a) { return MinMax(in, v, a, false); }
 Value FMax(Interp& in, const Value& v, Args& a) { return MinMax(in, v, a, true); }
 
+// jinja2's attr filter: plain getattr (no item fallback), so dict keys are not attributes.
 Value FAttr(Interp& in, const Value& v, Args& a) {
   ArgBinder b(in, a, "attr", {"name"});
   b.Finish();
   Value name = b.Get(0);
   if (!name.is_string()) in.Fail("attribute name must be a string");
+  if (v.is_dict() && !in.HasMethod(v, name.str())) {
+    return Value::Undefined("'dict object' has no attribute '" + name.str() + "'");
+  }
   return in.GetAttr(v, name.str());
 }
 

@@ -69,21 +69,19 @@ Value Split(Interp& in, const std::string& s, Args& a, bool right) {
       words.emplace_back(i, j);
       i = j;
     }
-    if (maxsplit < 0 || static_cast<size_t>(maxsplit) + 1 >= words.size()) {
+    if (maxsplit < 0 || static_cast<size_t>(maxsplit) >= words.size()) {
       for (auto& w : words) parts.push_back(S(Utf8(cps, w.first, w.second)));
       return Value::List(std::move(parts));
     }
     size_t m = static_cast<size_t>(maxsplit);
     if (!right) {
+      // Python keeps the remainder's trailing whitespace.
       for (size_t k = 0; k < m; ++k) parts.push_back(S(Utf8(cps, words[k].first, words[k].second)));
-      size_t end = cps.size();
-      while (end > words[m].first && IsSpace(cps[end - 1])) --end;
-      parts.push_back(S(Utf8(cps, words[m].first, end)));
+      parts.push_back(S(Utf8(cps, words[m].first, cps.size())));
     } else {
+      // ... and, from the right, the remainder's leading whitespace.
       size_t first = words.size() - m;
-      size_t begin = 0;
-      while (begin < words[first - 1].second && IsSpace(cps[begin])) ++begin;
-      parts.push_back(S(Utf8(cps, begin, words[first - 1].second)));
+      parts.push_back(S(Utf8(cps, 0, words[first - 1].second)));
       for (size_t k = first; k < words.size(); ++k) parts.push_back(S(Utf8(cps, words[k].first, words[k].second)));
     }
     return Value::List(std::move(parts));

@@ -112,6 +112,16 @@ Value Interp::GetAttr(const Value& obj, const std::string& name) {
       if (HasMethod(obj, name)) return BoundMethod(obj, name);
       return Value::Undefined(NoAttr(obj, name));
     }
+    case Type::kBool:
+    case Type::kInt:
+      if (name == "real" || name == "numerator") return Value::Int(obj.int_value());
+      if (name == "imag") return Value::Int(0);
+      if (name == "denominator") return Value::Int(1);
+      return Value::Undefined(NoAttr(obj, name));
+    case Type::kFloat:
+      if (name == "real") return obj;
+      if (name == "imag") return Value::Float(0.0);
+      return Value::Undefined(NoAttr(obj, name));
     default:
       if (IsUnsafeMethod(obj, name)) return Unsafe(obj, name);
       if (HasMethod(obj, name)) return BoundMethod(obj, name);
