@@ -39,6 +39,8 @@ std::string_view MarkerText(Marker marker) {
 
 namespace {
 
+constexpr size_t kMaxHeldBytes = 4096;
+
 enum class Match { kNo, kFull, kPrefix };
 
 // Whether `s` (starting with '<') is a marker, a proper prefix of one (undecidable yet), or
@@ -108,6 +110,54 @@ void MarkerScanner::Scan(bool at_end, std::vector<Piece>& out) {
   size_t consumed;
   PushText(s.substr(text_start, hold - text_start), at_end, out, &consumed);
   pending_.erase(0, text_start + consumed);
+}
+
+void MarkerFilter::Push(std::string_view text, std::string& out) {
+  if (text.empty()) return;
+  std::string buf = std::move(held_);
+  buf.append(text);
+  held_.clear();
+  // Remove markers until none is left (no marker contains '<' after its first character, so
+  // matches never overlap and leftmost-first removal is order-independent).
+  size_t from = 0;
+  for (;;) {
+    size_t lt = buf.find('<', from);
+    if (lt == std::string::npos) break;
+    Marker marker;
+    size_t length;
+    if (MatchMarker(std::string_view(buf).substr(lt), &marker, &length) == Match::kFull) {
+      buf.erase(lt, length);
+      from = lt >= kMaxMarkerBytes ? lt - kMaxMarkerBytes : 0;  // a new one may end here
+    } else {
+      from = lt + 1;
+    }
+  }
+  // Hold back what a future marker could still join into one: the longest suffix that is a
+  // proper prefix of a marker, then, repeatedly, a proper prefix of a marker right before the
+  // held part (it joins the text after the marker the held part may become). Bounded, so
+  // absurd chains cost linear time.
+  size_t hold = buf.size();
+  for (;;) {
+    size_t k = hold > kMaxMarkerBytes ? hold - kMaxMarkerBytes : 0;
+    for (; k < hold; ++k) {
+      Marker marker;
+      size_t length;
+      if (buf[k] == '<' && MatchMarker(std::string_view(buf).substr(k, hold - k), &marker,
+                                       &length) == Match::kPrefix) {
+        break;
+      }
+    }
+    if (k == hold || buf.size() - k > kMaxHeldBytes) break;
+    hold = k;
+  }
+  held_ = buf.substr(hold);
+  buf.resize(hold);
+  out += buf;
+}
+
+void MarkerFilter::Flush(std::string& out) {
+  out += held_;
+  held_.clear();
 }
 
 }  // namespace gemmad::parse::gemma4

@@ -42,6 +42,7 @@ struct MarkerEntry {
   std::string_view text;
 };
 const std::vector<MarkerEntry>& AllMarkers();
+constexpr size_t kMaxMarkerBytes = 16;  // the longest marker text
 std::string_view MarkerText(Marker marker);
 
 struct Piece {
@@ -59,6 +60,20 @@ class MarkerScanner {
  private:
   void Scan(bool at_end, std::vector<Piece>& out);
   std::string pending_;
+};
+
+// MarkerFilter: the last guard on parser output text. Removing markers can join the text around
+// them into a new marker (`<|"` + `<tool_call|>` + `|>`); the filter removes markers from its
+// output stream until none is left, holding back a suffix that may still become one. Output
+// order: what Push returns is final; Flush releases the held suffix (call it when the stream
+// ends or another kind of event is emitted between two of its pieces).
+class MarkerFilter {
+ public:
+  void Push(std::string_view text, std::string& out);
+  void Flush(std::string& out);
+
+ private:
+  std::string held_;
 };
 
 }  // namespace gemmad::parse::gemma4

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace gemmad::parse::gemma4 {
 namespace {
 
@@ -74,6 +76,42 @@ TEST(MarkerScanner, EveryByteSplitGivesTheSameResult) {
 TEST(MarkerScanner, InvalidUtf8BecomesReplacementCharacter) {
   EXPECT_EQ(Render(ScanAll({"a\xFF", "b\xE2\x82"})), "[a\xEF\xBF\xBD" "b\xEF\xBF\xBD]");
   EXPECT_EQ(Render(ScanAll({"\xE2\x82<|turn>"})), "[\xEF\xBF\xBD]#<|turn>");
+}
+
+}  // namespace
+}  // namespace gemmad::parse::gemma4
+
+namespace gemmad::parse::gemma4 {
+namespace {
+
+TEST(Markers, LongestMarkerFitsTheConstant) {
+  size_t longest = 0;
+  for (const auto& m : AllMarkers()) longest = std::max(longest, m.text.size());
+  EXPECT_EQ(longest, kMaxMarkerBytes);
+}
+
+std::string Filter(const std::vector<std::string>& pieces) {
+  MarkerFilter f;
+  std::string out;
+  for (const auto& p : pieces) f.Push(p, out);
+  f.Flush(out);
+  return out;
+}
+
+TEST(MarkerFilter, RemovesMarkersFormedByJoins) {
+  EXPECT_EQ(Filter({"<|\"", "|>x"}), "x");
+  EXPECT_EQ(Filter({"a<|\"", "<|\"", "|>", "|>b"}), "ab");
+  EXPECT_EQ(Filter({"<|tool", "_call>", "<", "div>"}), "<div>");
+  EXPECT_EQ(Filter({"plain < text", " <|"}), "plain < text <|");
+}
+
+TEST(MarkerFilter, HoldsOnlyAPossibleMarker) {
+  MarkerFilter f;
+  std::string out;
+  f.Push("ab<|tu", out);
+  EXPECT_EQ(out, "ab");
+  f.Push("x", out);
+  EXPECT_EQ(out, "ab<|tux");
 }
 
 }  // namespace

@@ -33,6 +33,7 @@ std::vector<Delta> Gemma4ReasoningParser::Finish() {
   DeltaEmitter emit(out);
   for (const auto& p : pieces) Process(p, emit);
   if (state_ == State::kLabel) ResolveLabel(emit);  // output ended inside the label
+  FlushFilters(emit);
   return out;
 }
 
@@ -47,7 +48,7 @@ void Gemma4ReasoningParser::Process(const gemma4::Piece& piece, DeltaEmitter& em
   if (state_ == State::kInside) {
     switch (piece.marker) {
       case Marker::kNone:
-        emit.Reasoning(piece.text);
+        EmitReasoning(piece.text, emit);
         return;
       case Marker::kChannelEnd:
         state_ = State::kOutside;
@@ -61,7 +62,7 @@ void Gemma4ReasoningParser::Process(const gemma4::Piece& piece, DeltaEmitter& em
     }
   }
   if (piece.marker == Marker::kNone) {
-    emit.Content(piece.text);
+    EmitContent(piece.text, emit);
   } else {
     OutsideMarker(piece.marker, emit);
   }
@@ -74,7 +75,39 @@ void Gemma4ReasoningParser::OutsideMarker(Marker marker, DeltaEmitter& emit) {
     return;
   }
   if (marker == Marker::kChannelEnd) return;  // stray close: dropped
-  if (options_.keep_markers_in_content) emit.Content(gemma4::MarkerText(marker));
+  if (options_.keep_markers_in_content) EmitContent(gemma4::MarkerText(marker), emit);
+}
+
+void Gemma4ReasoningParser::EmitReasoning(std::string_view text, DeltaEmitter& emit,
+                                          bool keep_empty) {
+  std::string s;
+  content_filter_.Flush(s);
+  emit.Content(s);
+  s.clear();
+  reasoning_filter_.Push(text, s);
+  emit.Reasoning(s, keep_empty);
+}
+
+void Gemma4ReasoningParser::EmitContent(std::string_view text, DeltaEmitter& emit) {
+  std::string s;
+  reasoning_filter_.Flush(s);
+  emit.Reasoning(s);
+  s.clear();
+  if (options_.keep_markers_in_content) {
+    emit.Content(text);  // raw for the tool-call parser, which filters it
+    return;
+  }
+  content_filter_.Push(text, s);
+  emit.Content(s);
+}
+
+void Gemma4ReasoningParser::FlushFilters(DeltaEmitter& emit) {
+  std::string s;
+  reasoning_filter_.Flush(s);
+  emit.Reasoning(s);
+  s.clear();
+  content_filter_.Flush(s);
+  emit.Content(s);
 }
 
 void Gemma4ReasoningParser::ProcessLabelText(std::string_view text, DeltaEmitter& emit) {
@@ -82,7 +115,7 @@ void Gemma4ReasoningParser::ProcessLabelText(std::string_view text, DeltaEmitter
   if (label_.size() >= kLabel.size() && label_.compare(0, kLabel.size(), kLabel) == 0) {
     state_ = State::kInside;
     // vLLM sends {"reasoning":""} when the label completes with nothing after it.
-    emit.Reasoning(std::string_view(label_).substr(kLabel.size()), /*keep_empty=*/true);
+    EmitReasoning(std::string_view(label_).substr(kLabel.size()), emit, /*keep_empty=*/true);
     label_.clear();
     return;
   }
@@ -93,7 +126,7 @@ void Gemma4ReasoningParser::ProcessLabelText(std::string_view text, DeltaEmitter
 void Gemma4ReasoningParser::ResolveLabel(DeltaEmitter& emit) {
   state_ = State::kInside;
   // Always one reasoning delta per channel, so an empty channel still yields reasoning "".
-  emit.Reasoning(label_, /*keep_empty=*/true);
+  EmitReasoning(label_, emit, /*keep_empty=*/true);
   label_.clear();
 }
 

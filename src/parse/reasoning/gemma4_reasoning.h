@@ -30,9 +30,15 @@ class Gemma4ReasoningParser final : public ReasoningParser {
   void ProcessLabelText(std::string_view text, DeltaEmitter& emit);
   void ResolveLabel(DeltaEmitter& emit);
   void OutsideMarker(gemma4::Marker marker, DeltaEmitter& emit);
+  // Output goes through the marker filters; switching kinds flushes the other one.
+  void EmitReasoning(std::string_view text, DeltaEmitter& emit, bool keep_empty = false);
+  void EmitContent(std::string_view text, DeltaEmitter& emit);
+  void FlushFilters(DeltaEmitter& emit);
 
   ReasoningOptions options_;
   gemma4::MarkerScanner scanner_;
+  gemma4::MarkerFilter reasoning_filter_;
+  gemma4::MarkerFilter content_filter_;
   State state_ = State::kOutside;
   std::string label_;  // text after <|channel> while it may still be the "thought\n" label
   bool finished_ = false;

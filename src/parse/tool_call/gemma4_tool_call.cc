@@ -59,10 +59,12 @@ std::vector<Delta> Gemma4ToolCallParser::Finish() {
       } else if (current_reported_) {
         incomplete_.push_back(current_);
       }
+      EndArgs(emit);
       break;
     case State::kText:
       break;
   }
+  FlushContent(emit);
   state_ = State::kText;
   return out;
 }
@@ -81,7 +83,7 @@ void Gemma4ToolCallParser::OnText(std::string_view text, DeltaEmitter& emit) {
   while (!text.empty()) {
     switch (state_) {
       case State::kText:
-        emit.Content(text);
+        EmitContent(text, emit);
         return;
       case State::kHeader:
         text.remove_prefix(HeaderText(text, emit));
@@ -113,6 +115,7 @@ void Gemma4ToolCallParser::OnMarker(Marker marker, DeltaEmitter& emit) {
       }
       args_.Close(json_);
       ArgsOut(emit);
+      EndArgs(emit);
       state_ = State::kText;
       if (marker == Marker::kToolCallEnd) return;
       break;
@@ -132,7 +135,7 @@ void Gemma4ToolCallParser::StartHeader() {
 }
 
 void Gemma4ToolCallParser::AbandonHeader(DeltaEmitter& emit) {
-  emit.Content(header_);
+  EmitContent(header_, emit);
   header_.clear();
   state_ = State::kText;
 }
@@ -192,6 +195,7 @@ void Gemma4ToolCallParser::Commit(DeltaEmitter& emit) {
   current_reported_ = options_.parallel_tool_calls || current_ == 0;
   header_.clear();
   if (current_reported_) {
+    FlushContent(emit);  // content must not be held across the call's deltas
     emit.ToolCallStart(current_, options_.make_id ? options_.make_id() : ids_.Next(), name_);
   }
   args_.Begin(json_);
@@ -200,8 +204,28 @@ void Gemma4ToolCallParser::Commit(DeltaEmitter& emit) {
 }
 
 void Gemma4ToolCallParser::ArgsOut(DeltaEmitter& emit) {
-  if (current_reported_) emit.ToolCallArguments(current_, json_);
+  std::string s;
+  args_filter_.Push(json_, s);
   json_.clear();
+  if (current_reported_) emit.ToolCallArguments(current_, s);
+}
+
+void Gemma4ToolCallParser::EndArgs(DeltaEmitter& emit) {
+  std::string s;
+  args_filter_.Flush(s);
+  if (current_reported_) emit.ToolCallArguments(current_, s);
+}
+
+void Gemma4ToolCallParser::EmitContent(std::string_view text, DeltaEmitter& emit) {
+  std::string s;
+  content_filter_.Push(text, s);
+  emit.Content(s);
+}
+
+void Gemma4ToolCallParser::FlushContent(DeltaEmitter& emit) {
+  std::string s;
+  content_filter_.Flush(s);
+  emit.Content(s);
 }
 
 }  // namespace gemmad::parse

@@ -40,10 +40,16 @@ class Gemma4ToolCallParser final : public ToolCallParser {
   void AbandonHeader(DeltaEmitter& emit);
   void Commit(DeltaEmitter& emit);
   void ArgsOut(DeltaEmitter& emit);
+  void EndArgs(DeltaEmitter& emit);  // flushes the arguments filter
+  // Content goes through content_filter_, flushed before any tool-call delta.
+  void EmitContent(std::string_view text, DeltaEmitter& emit);
+  void FlushContent(DeltaEmitter& emit);
 
   ToolCallOptions options_;
   ToolCallIdGenerator ids_;
   gemma4::MarkerScanner scanner_;
+  gemma4::MarkerFilter content_filter_;
+  gemma4::MarkerFilter args_filter_;
   State state_ = State::kText;
   HeaderPhase phase_ = HeaderPhase::kLead;
   size_t prefix_matched_ = 0;
