@@ -79,12 +79,13 @@ namespace {
 
 // Prints the docs/tool-calling.md table rows (run with --gtest_also_run_disabled_tests).
 TEST(Fixtures, DISABLED_PrintDocTable) {
+  auto escape = [](std::string s) {
+    for (size_t p = 0; (p = s.find('|', p)) != std::string::npos; p += 2) s.replace(p, 1, "\\|");
+    return s;
+  };
   for (const auto& f : AllFixtures()) {
-    std::string verdict = f.verdict;
-    for (size_t p = 0; (p = verdict.find('|', p)) != std::string::npos; p += 2) {
-      verdict.replace(p, 1, "\\|");
-    }
-    std::printf("| %s | `%s` | %s |\n", f.vllm.c_str(), f.id.c_str(), verdict.c_str());
+    std::printf("| %s | `%s` | %s |\n", escape(f.vllm).c_str(), f.id.c_str(),
+                escape(f.verdict).c_str());
   }
 }
 
