@@ -34,6 +34,7 @@ OutputChannel::OutputChannel(uint64_t id, std::string request_id, int32_t n,
 void OutputChannel::Push(RequestOutput output) {
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (failed_) return;
     GEMMAD_CHECK(output.index >= 0 && output.index < n_, "output index {} of {}", output.index, n_);
     GEMMAD_CHECK(!finished_[static_cast<size_t>(output.index)],
                  "output pushed after the final delta of index {}", output.index);
@@ -95,11 +96,35 @@ void OutputChannel::SetNotifier(std::function<void()> notify) {
 
 void OutputChannel::RequestAbort(FinishReason reason) {
   if (all_finished()) return;
-  bool expected = false;
-  if (!abort_requested_.compare_exchange_strong(expected, true, std::memory_order_acq_rel)) {
+  // The engine learns of the abort from the mailbox or, for a request still in its inbox,
+  // from abort_state_ when it admits the request.
+  int expected = 0;
+  if (!abort_state_.compare_exchange_strong(expected, 1 + static_cast<int>(reason), std::memory_order_acq_rel)) {
     return;  // already on its way
   }
   if (mailbox_) mailbox_->Post(id_, reason);
+}
+
+void OutputChannel::FailAll(const Status& status) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (failed_) return;
+    for (int32_t i = 0; i < n_; ++i) {
+      if (finished_[static_cast<size_t>(i)]) continue;
+      RequestOutput out;
+      out.index = i;
+      out.finish_reason = FinishReason::kError;
+      out.error = status;
+      out.num_prompt_tokens = num_prompt_tokens_;
+      finished_[static_cast<size_t>(i)] = true;
+      ++num_finished_pushed_;
+      pending_.push_back(std::move(out));
+    }
+    failed_ = true;
+  }
+  cv_.notify_all();
+  std::lock_guard<std::mutex> lock(notify_mu_);
+  if (notify_) notify_();
 }
 
 bool OutputChannel::all_finished() const {

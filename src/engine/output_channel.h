@@ -52,7 +52,14 @@ class OutputChannel {
   void SetNotifier(std::function<void()> notify);
   void RequestAbort(FinishReason reason);
   bool all_finished() const;        // every choice pushed its final delta
-  bool abort_requested() const { return abort_requested_.load(std::memory_order_acquire); }
+  bool abort_requested() const { return abort_state_.load(std::memory_order_acquire) != 0; }
+  FinishReason abort_reason() const {
+    return static_cast<FinishReason>(abort_state_.load(std::memory_order_acquire) - 1);
+  }
+
+  // Ends every unfinished choice with finish_reason error and `status`, and drops whatever the
+  // engine pushes afterwards (used when the engine dies, possibly from another thread).
+  void FailAll(const Status& status);
 
  private:
   RequestStream::ReadStatus TakeLocked(RequestOutput* out);
@@ -62,7 +69,7 @@ class OutputChannel {
   const int32_t n_;
   const int32_t num_prompt_tokens_;
   std::shared_ptr<AbortMailbox> mailbox_;
-  std::atomic<bool> abort_requested_{false};
+  std::atomic<int> abort_state_{0};  // 0 = none, else 1 + the FinishReason asked for
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
@@ -70,6 +77,7 @@ class OutputChannel {
   std::vector<bool> finished_;  // per index, as pushed
   int32_t num_finished_pushed_ = 0;
   int32_t num_finished_read_ = 0;
+  bool failed_ = false;  // FailAll ran: later pushes are dropped
   std::mutex notify_mu_;  // guards notify_ and serialises its calls
   std::function<void()> notify_;
 };

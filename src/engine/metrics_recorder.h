@@ -1,0 +1,39 @@
+// MetricsRecorder: turns engine events (arrival, first scheduling, tokens, finishes, steps) into
+// the vLLM metrics of EngineMetrics. The engine thread records into a working copy and
+// publishes it once per loop iteration; Snapshot() copies the published one under a mutex.
+#pragma once
+
+#include <mutex>
+
+#include "base/stopwatch.h"
+#include "engine/engine_client.h"
+#include "engine/metrics.h"
+#include "engine/request_record.h"
+#include "sched/scheduler.h"
+
+namespace gemmad::engine {
+
+class MetricsRecorder {
+ public:
+  MetricsRecorder(int64_t max_model_len, int32_t block_size, int64_t num_kv_blocks, bool prefix_caching);
+
+  void OnArrival(const RequestRecord& rec);
+  void OnScheduled(const RequestRecord& rec, const ChildState& child, Clock::time_point now);
+  // Called with the child's state *before* num_output is advanced by `num_new` tokens.
+  void OnTokens(const RequestRecord& rec, const ChildState& child, int32_t num_new, Clock::time_point now);
+  void OnChildFinished(const RequestRecord& rec, const ChildState& child, FinishReason reason,
+                       Clock::time_point now);
+  void OnRequestFinished(const RequestRecord& rec);
+  void OnStep(int64_t num_scheduled_tokens);
+  void SetState(const sched::Scheduler& scheduler, bool healthy, bool draining);
+
+  void Publish();
+  EngineMetrics Snapshot() const;
+
+ private:
+  EngineMetrics work_;
+  mutable std::mutex mu_;
+  EngineMetrics published_;
+};
+
+}  // namespace gemmad::engine

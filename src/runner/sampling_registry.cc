@@ -1,0 +1,74 @@
+// SamplingRegistry: row selection for prompt logprobs and sampling, and their consumption.
+#include "runner/sampling_registry.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "base/check.h"
+#include "sample/logits_ops.h"
+
+namespace gemmad::runner {
+
+Status SamplingRegistry::Add(SequenceSetup setup) {
+  if (seqs_.count(setup.seq_id)) return InvalidArgumentError(fmt::format("sequence {} already registered", setup.seq_id));
+  Entry e;
+  e.prompt = setup.prompt_token_ids;
+  if (setup.params.prompt_logprobs) e.num_prompt_logprobs = *setup.params.prompt_logprobs;
+  e.sampler = std::make_unique<sample::SequenceSampler>(std::move(setup.params), setup.seed, e.prompt,
+                                                        setup.eos_token_id, vocab_size_, std::move(setup.constraint));
+  seqs_.emplace(setup.seq_id, std::move(e));
+  return OkStatus();
+}
+
+void SamplingRegistry::Remove(kv::SeqId id) { seqs_.erase(id); }
+
+std::vector<int32_t> SamplingRegistry::LogitRows(const sched::ScheduledSeq& s) const {
+  auto it = seqs_.find(s.seq_id);
+  GEMMAD_CHECK(it != seqs_.end(), "sequence {} not registered with the runner", s.seq_id);
+  const Entry& e = it->second;
+  std::vector<int32_t> rows;
+  if (e.num_prompt_logprobs >= 0) {
+    // Position p's logits score prompt token p + 1.
+    const int64_t prompt = static_cast<int64_t>(e.prompt.size());
+    const int64_t first = std::max(s.num_computed_tokens, e.prompt_logprobs_done - 1);
+    const int64_t end = std::min<int64_t>(s.num_computed_tokens + s.num_scheduled_tokens, prompt - 1);
+    for (int64_t p = first; p < end; ++p) rows.push_back(static_cast<int32_t>(p - s.num_computed_tokens));
+  }
+  if (s.sample) rows.push_back(s.num_scheduled_tokens - 1);
+  return rows;
+}
+
+SeqStepResult SamplingRegistry::Consume(const sched::ScheduledSeq& s, std::span<float> rows) {
+  auto it = seqs_.find(s.seq_id);
+  GEMMAD_CHECK(it != seqs_.end(), "sequence {} not registered with the runner", s.seq_id);
+  Entry& e = it->second;
+  const std::vector<int32_t> offsets = LogitRows(s);
+  const size_t v = static_cast<size_t>(vocab_size_);
+  GEMMAD_CHECK(rows.size() == offsets.size() * v, "{} logits floats for {} rows", rows.size(), offsets.size());
+  SeqStepResult r;
+  r.seq_id = s.seq_id;
+  size_t i = 0;
+  const size_t num_prompt_rows = offsets.size() - (s.sample ? 1 : 0);
+  for (; i < num_prompt_rows; ++i) {
+    const int64_t target = s.num_computed_tokens + offsets[i] + 1;  // prompt index scored
+    if (r.prompt_logprobs.empty()) r.prompt_logprobs_first = target;
+    std::span<const float> row = rows.subspan(i * v, v);
+    r.prompt_logprobs.push_back(
+        sample::GatherLogprobs(row, e.prompt[static_cast<size_t>(target)], e.num_prompt_logprobs));
+    e.prompt_logprobs_done = target + 1;
+  }
+  if (s.sample) {
+    auto sampled = e.sampler->Sample(rows.subspan(i * v, v));
+    if (!sampled.ok()) {
+      r.error = sampled.status();
+    } else {
+      r.sampled_token_ids.push_back(sampled->token_id);
+      if (sampled->logprobs) r.logprobs.push_back(std::move(*sampled->logprobs));
+    }
+  }
+  return r;
+}
+
+}  // namespace gemmad::runner

@@ -1,0 +1,44 @@
+// SamplingRegistry: the sampling half of every Runner. Keeps one SequenceSampler per sequence,
+// says which logits rows a scheduled sequence needs this step (prompt-logprob positions not yet
+// reported, then the last position when it samples), and turns those rows into results.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "runner/runner.h"
+#include "sample/sequence_sampler.h"
+
+namespace gemmad::runner {
+
+class SamplingRegistry {
+ public:
+  explicit SamplingRegistry(int32_t vocab_size) : vocab_size_(vocab_size) {}
+
+  Status Add(SequenceSetup setup);
+  void Remove(kv::SeqId id);
+  bool Has(kv::SeqId id) const { return seqs_.count(id) != 0; }
+  size_t size() const { return seqs_.size(); }
+
+  // Offsets into the scheduled tokens (0 = position num_computed_tokens) whose logits the
+  // step needs, ascending.
+  std::vector<int32_t> LogitRows(const sched::ScheduledSeq& s) const;
+  // `rows` holds LogitRows(s).size() logits rows of vocab_size floats, in that order; they are
+  // used as scratch.
+  SeqStepResult Consume(const sched::ScheduledSeq& s, std::span<float> rows);
+
+ private:
+  struct Entry {
+    std::unique_ptr<sample::SequenceSampler> sampler;
+    std::vector<int32_t> prompt;
+    int32_t num_prompt_logprobs = -1;  // -1 = not requested
+    int64_t prompt_logprobs_done = 1;  // next prompt token index to score
+  };
+  int32_t vocab_size_;
+  std::unordered_map<kv::SeqId, Entry> seqs_;
+};
+
+}  // namespace gemmad::runner
