@@ -37,18 +37,19 @@ class CompiledGrammar {
   const CompileStats& stats() const { return stats_; }
   const std::string& cache_key() const { return cache_key_; }
   // The grammar as EBNF text (for debugging and error reports).
-  std::string ToEbnf() const;
+  const std::string& ebnf() const { return ebnf_; }
 
   // Internal constructor (use Compile()).
   CompiledGrammar(std::shared_ptr<const Vocabulary> vocab,
                   std::shared_ptr<const internal::Program> program, CompileStats stats,
-                  std::string cache_key);
+                  std::string cache_key, std::string ebnf);
 
  private:
   std::shared_ptr<const Vocabulary> vocab_;
   std::shared_ptr<const internal::Program> program_;
   CompileStats stats_;
   std::string cache_key_;
+  std::string ebnf_;
 };
 
 // Compiles `spec` for `vocab`. Errors are InvalidArgument with a message naming the place in the

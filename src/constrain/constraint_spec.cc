@@ -6,9 +6,10 @@
 namespace gemmad::constrain {
 namespace {
 
-// Re-serialises JSON text with sorted keys and no whitespace; the raw text when it does not parse.
+// Re-serialises JSON text without whitespace (key order kept); the raw text when it does not parse.
 std::string CanonicalJson(const std::string& text) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  // ordered_json: property order is meaningful (it is the order the output must follow).
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return "raw:" + text;
   return j.dump();
 }

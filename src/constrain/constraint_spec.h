@@ -1,6 +1,6 @@
 // ConstraintSpec: what a request asks the output to satisfy (JSON schema, any JSON object, regex,
 // choice list, EBNF grammar, or Gemma 4 native tool calls). Plain data; CacheKey() is canonical, so
-// two specs with the same meaning (e.g. schemas differing only in whitespace/key order) share it.
+// two specs with the same meaning (e.g. schemas differing only in whitespace) share it.
 #pragma once
 
 #include <cstdint>
@@ -46,7 +46,7 @@ struct ConstraintSpec {
   // same name; also what `"strict": true` means for OpenAI-style schemas, see the docs).
   bool disable_additional_properties = false;
 
-  // Canonical text identifying the spec (schemas re-serialised with sorted keys); used as the
+  // Canonical text identifying the spec (schemas re-serialised without whitespace); used as the
   // compiled-grammar cache key. Falls back to the raw text when a schema is not valid JSON (the
   // compile then fails with a precise error anyway).
   std::string CacheKey() const;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <future>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -26,12 +27,16 @@ class GrammarCache {
   size_t misses() const;
 
  private:
-  struct Entry;
+  struct Entry {
+    std::shared_future<Result<std::shared_ptr<const CompiledGrammar>>> result;
+    std::list<std::string>::iterator lru_pos;
+    const void* owner = nullptr;  // the compiling call (errors are removed only by their owner)
+  };
   std::shared_ptr<const Vocabulary> vocab_;
   size_t capacity_;
   mutable std::mutex mu_;
   std::list<std::string> lru_;  // most recent first
-  std::unordered_map<std::string, std::shared_ptr<Entry>> map_;
+  std::unordered_map<std::string, Entry> map_;
   size_t hits_ = 0;
   size_t misses_ = 0;
 };

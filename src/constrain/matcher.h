@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "constrain/compiled_grammar.h"
@@ -66,6 +67,7 @@ class Matcher {
   int32_t MinBytesToComplete() const;
 
  private:
+  void CheckUndecided(std::span<uint32_t> words);
   std::shared_ptr<const CompiledGrammar> grammar_;
   std::unique_ptr<internal::MatcherState> state_;
 };

@@ -11,7 +11,7 @@
 namespace gemmad::constrain {
 namespace {
 
-using Json = nlohmann::json;
+using Json = nlohmann::ordered_json;
 
 std::string TypeName(const Json& j) { return std::string(j.type_name()); }
 

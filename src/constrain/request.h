@@ -3,7 +3,8 @@
 // `--structured-outputs-config` into plain data. Errors name the field, e.g.
 //   "response_format: type json_schema requires the field json_schema"
 //   "structured_outputs: only one of json, regex, choice, grammar, json_object may be set (got json, regex)"
-// The caller (api/) maps every error here to HTTP 400.
+// The caller (api/) maps every error here to HTTP 400. Bodies must be parsed as
+// nlohmann::ordered_json: the order of a schema's `properties` is the order the output follows.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -40,7 +41,7 @@ Result<StructuredOutputsConfig> ParseStructuredOutputsConfig(std::string_view js
 //     `guided_whitespace_pattern` rejected as above) — accepted as aliases when neither of the
 //     above is present (a deliberate difference: vLLM >= 0.19 ignores them).
 // `config` supplies server-wide defaults for the whitespace/additionalProperties options.
-Result<std::optional<ConstraintSpec>> ParseRequestConstraint(const nlohmann::json& body,
+Result<std::optional<ConstraintSpec>> ParseRequestConstraint(const nlohmann::ordered_json& body,
                                                              const StructuredOutputsConfig& config);
 
 // The forced tool-call constraint (issue 8): for `tool_choice` "required" or a named function,
@@ -48,8 +49,8 @@ Result<std::optional<ConstraintSpec>> ParseRequestConstraint(const nlohmann::jso
 // "function":{"name","parameters"}}]); nullopt for "auto", "none" or absent. "required" allows
 // 1..unbounded calls (exactly 1 with parallel_tool_calls=false), a named choice exactly 1 call of
 // that tool. Errors: unknown tool name, malformed tools/tool_choice.
-Result<std::optional<ConstraintSpec>> ToolCallConstraint(const nlohmann::json& tools,
-                                                         const nlohmann::json& tool_choice,
+Result<std::optional<ConstraintSpec>> ToolCallConstraint(const nlohmann::ordered_json& tools,
+                                                         const nlohmann::ordered_json& tool_choice,
                                                          bool parallel_tool_calls);
 
 }  // namespace gemmad::constrain

@@ -8,7 +8,7 @@
 namespace gemmad::constrain {
 namespace {
 
-using Json = nlohmann::json;
+using Json = nlohmann::ordered_json;
 
 Result<ToolSchema> ReadTool(const Json& t, size_t i) {
   const std::string where = fmt::format("tools[{}]", i);

@@ -65,6 +65,9 @@ Result<Dfa> Determinize(const Nfa& nfa, size_t max_states);
 // Product automaton over bytes (both operands must have no ref/token edges).
 Result<Dfa> IntersectDfa(const Dfa& a, const Dfa& b, size_t max_states);
 
+// The complement over bytes (every byte string not matched); `dfa` must have no symbols.
+Dfa ComplementDfa(const Dfa& dfa);
+
 // Moore-style minimisation; states renumbered breadth-first from the start (a canonical form:
 // equal languages over equal symbols give identical results). Unreachable states are dropped.
 // When `lookahead_classes` is non-null it receives, per returned state, the class of the state

@@ -158,6 +158,27 @@ Result<Dfa> IntersectDfa(const Dfa& a, const Dfa& b, size_t max_states) {
   return out;
 }
 
+Dfa ComplementDfa(const Dfa& dfa) {
+  Dfa out = dfa;
+  const auto sink = static_cast<int32_t>(out.states.size());
+  out.states.emplace_back();
+  out.states.back().bytes.push_back({0, 255, sink});
+  for (size_t s = 0; s < dfa.states.size(); ++s) {
+    DfaState& st = out.states[s];
+    std::vector<DfaByteEdge> full;
+    int next = 0;
+    for (const auto& e : st.bytes) {
+      if (e.lo > next) full.push_back({static_cast<uint8_t>(next), static_cast<uint8_t>(e.lo - 1), sink});
+      full.push_back(e);
+      next = e.hi + 1;
+    }
+    if (next <= 255) full.push_back({static_cast<uint8_t>(next), 255, sink});
+    st.bytes = std::move(full);
+  }
+  for (auto& st : out.states) st.final = !st.final;
+  return out;
+}
+
 Dfa Minimize(const Dfa& dfa, int32_t lookahead, std::vector<int32_t>* lookahead_classes) {
   const size_t n = dfa.states.size();
   std::vector<int32_t> cls(n), la;

@@ -127,6 +127,13 @@ ExprId GrammarAst::Intersect(std::vector<ExprId> children) {
   return Add(std::move(e));
 }
 
+ExprId GrammarAst::Except(ExprId universe, ExprId excluded) {
+  Expr e;
+  e.kind = ExprKind::kExcept;
+  e.children = {universe, excluded};
+  return Add(std::move(e));
+}
+
 int32_t GrammarAst::AddRule(std::string name) {
   rules_.push_back({std::move(name), -1});
   return static_cast<int32_t>(rules_.size() - 1);
@@ -186,7 +193,7 @@ void GrammarAst::Print(ExprId id, std::string& out, int parent_prec) const {
   const Expr& e = expr(id);
   int prec = 3;
   if (e.kind == ExprKind::kAlt) prec = 0;
-  if (e.kind == ExprKind::kSeq || e.kind == ExprKind::kIntersect) prec = 1;
+  if (e.kind == ExprKind::kSeq || e.kind == ExprKind::kIntersect || e.kind == ExprKind::kExcept) prec = 1;
   if (e.kind == ExprKind::kRepeat) prec = 2;
   bool paren = prec < parent_prec;
   if (paren) out += "(";
@@ -205,8 +212,9 @@ void GrammarAst::Print(ExprId id, std::string& out, int parent_prec) const {
     case ExprKind::kCharClass: out += PrintRanges(e.ranges, false); break;
     case ExprKind::kSeq:
     case ExprKind::kIntersect:
+    case ExprKind::kExcept:
       for (size_t i = 0; i < e.children.size(); ++i) {
-        if (i) out += e.kind == ExprKind::kSeq ? " " : " & ";
+        if (i) out += e.kind == ExprKind::kSeq ? " " : e.kind == ExprKind::kExcept ? " - " : " & ";
         Print(e.children[i], out, 2);
       }
       break;

@@ -24,6 +24,7 @@ enum class ExprKind : uint8_t {
   kToken,      // the single special token id `ref`
   kIntersect,  // strings matched by every child (children must not reference rules or tokens)
   kNothing,    // matches no string at all (e.g. an empty class)
+  kExcept,     // children[0] minus children[1] (both must not reference rules or tokens)
 };
 
 struct CodeRange {
@@ -68,6 +69,7 @@ class GrammarAst {
   ExprId Ref(int32_t rule);
   ExprId Token(int32_t token_id);
   ExprId Intersect(std::vector<ExprId> children);
+  ExprId Except(ExprId universe, ExprId excluded);
 
   // Declares a rule (body set later). Names need not be unique; FindRule returns the first.
   int32_t AddRule(std::string name);

@@ -66,7 +66,8 @@ class Builder {
       case ExprKind::kRepeat: GEMMAD_RETURN_IF_ERROR(BuildRepeat(e, s, t)); break;
       case ExprKind::kRuleRef: Add(s, {EdgeKind::kRef, 0, 0, e.ref, t}); break;
       case ExprKind::kToken: Add(s, {EdgeKind::kToken, 0, 0, e.ref, t}); break;
-      case ExprKind::kIntersect: GEMMAD_RETURN_IF_ERROR(BuildIntersect(e, s, t)); break;
+      case ExprKind::kIntersect:
+      case ExprKind::kExcept: GEMMAD_RETURN_IF_ERROR(BuildIntersect(e, s, t)); break;
     }
     return Frag{s, t};
   }
@@ -137,6 +138,7 @@ class Builder {
         }
       }
       GEMMAD_ASSIGN_OR_RETURN(Dfa d, Determinize(n, max_states_));
+      if (e.kind == ExprKind::kExcept && i == 1) d = ComplementDfa(d);
       if (i == 0) {
         acc = std::move(d);
       } else {

@@ -1,0 +1,59 @@
+// GrammarCache (grammar_cache.h): LRU of compiled grammars; one compile per key at a time.
+#include "constrain/grammar_cache.h"
+
+#include <fmt/format.h>
+
+namespace gemmad::constrain {
+
+GrammarCache::GrammarCache(std::shared_ptr<const Vocabulary> vocab, size_t capacity)
+    : vocab_(std::move(vocab)), capacity_(capacity == 0 ? 1 : capacity) {}
+
+Result<std::shared_ptr<const CompiledGrammar>> GrammarCache::GetOrCompile(const ConstraintSpec& spec) {
+  const std::string key = fmt::format("{:016x}|{}", vocab_->fingerprint(), spec.CacheKey());
+  std::promise<Result<std::shared_ptr<const CompiledGrammar>>> promise;
+  std::shared_future<Result<std::shared_ptr<const CompiledGrammar>>> existing;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = map_.find(key);
+    if (it != map_.end()) {
+      ++hits_;
+      lru_.splice(lru_.begin(), lru_, it->second.lru_pos);
+      existing = it->second.result;
+    } else {
+      ++misses_;
+      lru_.push_front(key);
+      map_[key] = Entry{promise.get_future().share(), lru_.begin(), &promise};
+      while (map_.size() > capacity_) {
+        map_.erase(lru_.back());
+        lru_.pop_back();
+      }
+    }
+  }
+  if (existing.valid()) return existing.get();  // waits while another thread compiles it
+  auto result = Compile(spec, vocab_);
+  promise.set_value(result);
+  if (!result.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = map_.find(key);
+    if (it != map_.end() && it->second.owner == &promise) {
+      lru_.erase(it->second.lru_pos);
+      map_.erase(it);
+    }
+  }
+  return result;
+}
+
+size_t GrammarCache::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return map_.size();
+}
+size_t GrammarCache::hits() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return hits_;
+}
+size_t GrammarCache::misses() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return misses_;
+}
+
+}  // namespace gemmad::constrain

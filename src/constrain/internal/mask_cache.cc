@@ -1,0 +1,163 @@
+// BuildMasks (mask_cache.h). Per distinct position behaviour, one depth-first walk of the
+// vocabulary trie with unknown callers (kLocal) splits the tokens into accepted / undecided /
+// rejected and marks the trie nodes leading to undecided tokens; then, per position, a second walk
+// restricted to the marked nodes settles what the rule's return sites decide (kContext).
+#include "constrain/internal/mask_cache.h"
+
+#include <algorithm>
+
+#include "constrain/internal/stack.h"
+#include "constrain/internal/token_trie.h"
+
+namespace gemmad::constrain::internal {
+namespace {
+
+constexpr uint8_t kSubtreeUndecided = 1;  // some token in the subtree is undecided
+constexpr uint8_t kTokensUndecided = 2;   // the tokens ending at this node are undecided
+
+class Walker {
+ public:
+  Walker(const Program& p, const TokenTrie& trie)
+      : p_(p), trie_(trie), marks_(trie.nodes.size(), 0), levels_(257) {}
+
+  // kLocal walk from `pos`: returns accepted ids, marks undecided ones.
+  std::vector<int32_t> WalkLocal(int32_t pos) {
+    for (int32_t i : touched_) marks_[static_cast<size_t>(i)] = 0;
+    touched_.clear();
+    arena_.Clear();
+    Stepper st(p_, arena_, PopMode::kLocal);
+    std::vector<int32_t> accepted;
+    int32_t path[257] = {0};
+    // Unclosed start: a position answers for the tokens whose first byte it consumes itself; the
+    // positions reached by calls and returns answer for theirs (the run-time union is complete).
+    levels_[0] = {{pos, kBottom, 0}};
+    const auto n = static_cast<int32_t>(trie_.nodes.size());
+    for (int32_t i = 1; i < n;) {
+      const TrieNode& node = trie_.nodes[static_cast<size_t>(i)];
+      path[node.depth] = i;
+      st.StepByte(levels_[node.depth - 1u], node.byte, seeds_);
+      if (seeds_.empty()) {
+        i = node.subtree_end;
+        continue;
+      }
+      bool clean = false;
+      for (const Config& c : seeds_) clean = clean || c.taint == 0;
+      if (node.token_begin < node.token_end) {
+        if (clean) {
+          for (int32_t t = node.token_begin; t < node.token_end; ++t) {
+            accepted.push_back(trie_.token_ids[static_cast<size_t>(t)]);
+          }
+        } else {
+          Mark(i, kTokensUndecided);
+          for (int32_t d = node.depth; d >= 1; --d) {
+            if (marks_[static_cast<size_t>(path[d])] & kSubtreeUndecided) break;
+            Mark(path[d], kSubtreeUndecided);
+          }
+        }
+      }
+      st.Close(seeds_, levels_[node.depth]);
+      i = levels_[node.depth].empty() ? node.subtree_end : i + 1;
+    }
+    return accepted;
+  }
+
+  // kContext walk from `pos` over the nodes marked by the last WalkLocal.
+  void Refine(int32_t pos, PositionMask& m) {
+    arena_.Clear();
+    Stepper st(p_, arena_, PopMode::kContext);
+    levels_[0] = {{pos, kBottom, 0}};
+    const auto n = static_cast<int32_t>(trie_.nodes.size());
+    for (int32_t i = 1; i < n;) {
+      const TrieNode& node = trie_.nodes[static_cast<size_t>(i)];
+      if (!(marks_[static_cast<size_t>(i)] & kSubtreeUndecided)) {
+        i = node.subtree_end;
+        continue;
+      }
+      st.StepByte(levels_[node.depth - 1u], node.byte, seeds_);
+      if (seeds_.empty()) {
+        i = node.subtree_end;
+        continue;
+      }
+      if (marks_[static_cast<size_t>(i)] & kTokensUndecided) {
+        bool clean = false;
+        for (const Config& c : seeds_) clean = clean || c.taint == 0;
+        auto& dst = clean ? m.extra_accepted : m.undecided;
+        for (int32_t t = node.token_begin; t < node.token_end; ++t) {
+          dst.push_back(trie_.token_ids[static_cast<size_t>(t)]);
+        }
+      }
+      st.Close(seeds_, levels_[node.depth]);
+      i = levels_[node.depth].empty() ? node.subtree_end : i + 1;
+    }
+  }
+
+ private:
+  void Mark(int32_t i, uint8_t bit) {
+    if (marks_[static_cast<size_t>(i)] == 0) touched_.push_back(i);
+    marks_[static_cast<size_t>(i)] |= bit;
+  }
+
+  const Program& p_;
+  const TokenTrie& trie_;
+  std::vector<uint8_t> marks_;
+  std::vector<int32_t> touched_;
+  FrameArena arena_;
+  std::vector<std::vector<Config>> levels_;
+  std::vector<Config> seeds_;
+};
+
+LocalMask MakeLocalMask(std::vector<int32_t> accepted, const Vocabulary& vocab) {
+  LocalMask m;
+  std::sort(accepted.begin(), accepted.end());
+  const size_t ordinary = vocab.trie().token_ids.size();
+  if (accepted.size() * 2 <= ordinary) {
+    m.ids = std::move(accepted);
+    return m;
+  }
+  m.complement = true;
+  std::vector<uint8_t> in(static_cast<size_t>(vocab.size()), 0);
+  for (int32_t id : accepted) in[static_cast<size_t>(id)] = 1;
+  for (int32_t id : vocab.trie().token_ids) {
+    if (!in[static_cast<size_t>(id)]) m.ids.push_back(id);
+  }
+  std::sort(m.ids.begin(), m.ids.end());
+  return m;
+}
+
+void ComputeLcp(const Vocabulary& vocab, PositionMask& m) {
+  m.undecided_lcp.assign(m.undecided.size(), 0);
+  for (size_t i = 1; i < m.undecided.size(); ++i) {
+    const std::string& a = vocab.TokenBytes(m.undecided[i - 1]);
+    const std::string& b = vocab.TokenBytes(m.undecided[i]);
+    size_t l = 0;
+    while (l < a.size() && l < b.size() && a[l] == b[l]) ++l;
+    m.undecided_lcp[i] = static_cast<uint8_t>(std::min<size_t>(l, 255));
+  }
+}
+
+}  // namespace
+
+Status BuildMasks(Program& p, const Vocabulary& vocab) {
+  std::vector<std::vector<int32_t>> by_key(static_cast<size_t>(p.num_local_keys));
+  for (int32_t pos = 0; pos < p.num_positions(); ++pos) {
+    const int32_t k = p.local_key[static_cast<size_t>(pos)];
+    if (k >= 0) by_key[static_cast<size_t>(k)].push_back(pos);
+  }
+  p.local_masks.assign(static_cast<size_t>(p.num_local_keys), {});
+  p.pos_masks.assign(static_cast<size_t>(p.num_positions()), {});
+  Walker w(p, vocab.trie());
+  for (size_t k = 0; k < by_key.size(); ++k) {
+    if (by_key[k].empty()) continue;
+    p.local_masks[k] = MakeLocalMask(w.WalkLocal(by_key[k][0]), vocab);
+    for (int32_t pos : by_key[k]) {
+      PositionMask& m = p.pos_masks[static_cast<size_t>(pos)];
+      m.local = static_cast<int32_t>(k);
+      w.Refine(pos, m);
+      std::sort(m.extra_accepted.begin(), m.extra_accepted.end());
+      ComputeLcp(vocab, m);
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace gemmad::constrain::internal
