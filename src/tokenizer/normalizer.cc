@@ -102,7 +102,7 @@ class StripAccentsNormalizer : public Normalizer {
     while (pos < s->size()) {
       size_t start = pos;
       char32_t c = unicode::DecodeUtf8(*s, &pos);
-      if (!unicode::IsMark(unicode::GetCategory(c))) out.append(*s, start, pos - start);
+      if (!unicode::IsStripAccentsMark(c)) out.append(*s, start, pos - start);
     }
     *s = std::move(out);
   }

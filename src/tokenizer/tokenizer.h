@@ -23,6 +23,8 @@ class Tokenizer {
   // or a tokenizer.json file (a tokenizer_config.json beside it is read too). The config gives
   // the bos/eos/pad/unk token names. Anything in the file that is not supported (a model,
   // normalizer, pre-tokenizer, regex, post-processor or decoder type) is an error naming it.
+  // The file's "truncation" and "padding" settings are not applied (transformers switches them
+  // off for plain tokenizer calls, which is what vLLM makes).
   static Result<std::unique_ptr<Tokenizer>> Load(const std::string& path);
   // The same from file contents; `config_json` may be empty.
   static Result<std::unique_ptr<Tokenizer>> FromJson(std::string_view tokenizer_json,
@@ -38,11 +40,13 @@ class Tokenizer {
   // HF `decode(ids, skip_special_tokens)`. Ids outside the vocabulary are skipped (as HF does).
   std::string Decode(std::span<const int32_t> ids, bool skip_special_tokens) const;
 
-  // Number of ids: model vocabulary plus added tokens (HF get_vocab_size(with_added_tokens)).
+  // One past the largest id of the model vocabulary and the added tokens (262145 for the shared
+  // Gemma 3/4 files, equal to HF get_vocab_size(with_added_tokens=True) there).
   int32_t vocab_size() const;
   // Token string -> id (added tokens first, then the model vocabulary).
   std::optional<int32_t> TokenToId(std::string_view token) const;
-  // The raw vocabulary string of `id` (e.g. "▁world", "<0x0A>", "<|turn>"); "" when unknown.
+  // The vocabulary string of `id` as HF id_to_token gives it (e.g. "▁world", "<0x0A>",
+  // "<|turn>"; an added token with normalized=true in its normalized form); "" when unknown.
   std::string_view IdToToken(int32_t id) const;
   // True for added tokens marked "special" (those skip_special_tokens removes).
   bool IsSpecial(int32_t id) const;

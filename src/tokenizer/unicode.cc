@@ -11,10 +11,12 @@ namespace {
 
 inline bool IsCont(unsigned char c) { return (c & 0xC0) == 0x80; }
 
-uint8_t PropByte(char32_t cp) {
-  if (cp >= 0x110000) return static_cast<uint8_t>(Category::kCn);
-  const char* block = unicode_data::kPropBlocks[unicode_data::kPropStage1[cp >> 8]];
-  return static_cast<uint8_t>(block[cp & 0xFF] - '0');
+uint8_t Lookup(const char* const* blocks, const uint16_t* stage1, char32_t cp) {
+  return static_cast<uint8_t>(blocks[stage1[cp >> 8]][cp & 0xFF] - '0');
+}
+
+uint8_t Flags(char32_t cp) {
+  return cp < 0x110000 ? Lookup(unicode_data::kFlagsBlocks, unicode_data::kFlagsStage1, cp) : 0;
 }
 
 }  // namespace
@@ -121,8 +123,14 @@ std::string ToValidUtf8(std::string_view s) {
   return out;
 }
 
-Category GetCategory(char32_t cp) { return static_cast<Category>(PropByte(cp) & 0x1F); }
-bool IsAlphabetic(char32_t cp) { return (PropByte(cp) & 0x20) != 0; }
+Category GetCategory(char32_t cp) {
+  if (cp >= 0x110000) return Category::kCn;
+  return static_cast<Category>(Lookup(unicode_data::kCategoryBlocks, unicode_data::kCategoryStage1, cp));
+}
+
+bool IsNumeric(char32_t cp) { return (Flags(cp) & 2) != 0; }
+bool IsStripAccentsMark(char32_t cp) { return (Flags(cp) & 4) != 0; }
+bool IsOnigWordChar(char32_t cp) { return (Flags(cp) & 8) != 0; }
 
 bool IsWhitespace(char32_t cp) {
   if (cp <= 0x20) return cp == 0x20 || (cp >= 0x09 && cp <= 0x0D);
@@ -135,15 +143,7 @@ bool IsRegexWordChar(char32_t cp) {
   if (cp < 0x80) {
     return (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= '0' && cp <= '9') || cp == '_';
   }
-  uint8_t p = PropByte(cp);
-  Category c = static_cast<Category>(p & 0x1F);
-  return (p & 0x20) != 0 || IsMark(c) || c == Category::kNd || c == Category::kPc || cp == 0x200C ||
-         cp == 0x200D;
-}
-
-bool IsOnigWordChar(char32_t cp) {
-  Category c = GetCategory(cp);
-  return IsLetter(c) || IsMark(c) || IsNumber(c) || c == Category::kPc;
+  return (Flags(cp) & 1) != 0;
 }
 
 void AppendLowercase(char32_t cp, std::string* out) {

@@ -1,5 +1,5 @@
-// Unicode helpers for the tokenizer: UTF-8 coding, character properties (general category,
-// Alphabetic, White_Space) and lowercase mapping, with the data of unicode_data_*.cc.
+// Unicode helpers for the tokenizer: UTF-8 coding, character properties and lowercase mapping,
+// with the data of unicode_data_*.cc (measured on HF tokenizers 0.23.3, see the generator).
 // Invariant: every function is total over 0..0x10FFFF and never reads past its input.
 #pragma once
 
@@ -27,8 +27,8 @@ inline size_t Utf8Length(char32_t cp) { return cp < 0x80 ? 1 : cp < 0x800 ? 2 : 
 // Replaces invalid sequences by U+FFFD (Rust String::from_utf8_lossy).
 std::string ToValidUtf8(std::string_view s);
 
+// General category as Oniguruma (HF's regex engine) sees it.
 Category GetCategory(char32_t cp);
-bool IsAlphabetic(char32_t cp);
 // White_Space (Rust char::is_whitespace, regex \s, Oniguruma \s).
 bool IsWhitespace(char32_t cp);
 inline bool IsLetter(Category c) { return c <= Category::kLo; }
@@ -37,11 +37,13 @@ inline bool IsNumber(Category c) { return c >= Category::kNd && c <= Category::k
 inline bool IsPunctuation(Category c) { return c >= Category::kPc && c <= Category::kPo; }
 inline bool IsSymbol(Category c) { return c >= Category::kSm && c <= Category::kSo; }
 // Rust char::is_numeric (Nd, Nl, No).
-inline bool IsNumeric(char32_t cp) { return IsNumber(GetCategory(cp)); }
-// Rust `regex` \w: Alphabetic, M, Nd, Pc, Join_Control.
+bool IsNumeric(char32_t cp);
+// Rust `regex` \w (Alphabetic, M, Nd, Pc, Join_Control), used by Whitespace and single_word.
 bool IsRegexWordChar(char32_t cp);
-// Oniguruma \w (Unicode): Letter, Mark, Number, Connector_Punctuation.
+// Oniguruma \w (the same UTS #18 definition, as HF's Oniguruma build has it).
 bool IsOnigWordChar(char32_t cp);
+// Removed by the StripAccents normalizer (combining marks of HF's normalization crate).
+bool IsStripAccentsMark(char32_t cp);
 
 // Appends the lowercase form of `cp` (Rust char::to_lowercase; may be several code points).
 void AppendLowercase(char32_t cp, std::string* out);

@@ -7,11 +7,13 @@
 
 namespace gemmad::tokenizer::unicode_data {
 
-// Property byte per code point: general category index (GeneralCategory order) | 0x20 when
-// Alphabetic; stored as '0' + byte in 256-code-point blocks selected by kPropStage1[cp >> 8].
-extern const char* const kPropBlocks[];
-extern const int kNumPropBlocks;
-extern const uint16_t kPropStage1[4352];
+// Two-stage tables, one char per code point ('0' + value) in 256-code-point blocks selected by
+// k*Stage1[cp >> 8]. Category: unicode::Category index. Flags: 1 Rust regex \w, 2 Rust
+// char::is_numeric, 4 removed by StripAccents, 8 Oniguruma \w.
+extern const char* const kCategoryBlocks[];
+extern const uint16_t kCategoryStage1[4352];
+extern const char* const kFlagsBlocks[];
+extern const uint16_t kFlagsStage1[4352];
 // {first, last, ccc} triples, sorted.
 extern const uint32_t kCccRanges[];
 extern const int kNumCccRanges;
