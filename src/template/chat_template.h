@@ -28,7 +28,9 @@ using Json = nlohmann::ordered_json;
 struct RenderLimits {
   size_t max_output_bytes = size_t{64} << 20;  // total rendered text, including buffers
   uint64_t max_steps = 20'000'000;             // evaluated nodes + loop iterations
-  int max_call_depth = 256;                    // macro/caller recursion depth
+  int max_call_depth = 256;                    // macro/caller/loop() recursion depth
+  // (independently, expression/statement nesting is bounded so that a render needs < 1 MiB of
+  // native stack)
 };
 
 struct TemplateRenderOptions {
@@ -132,7 +134,7 @@ Result<std::string> RenderChat(const ChatTemplate& chat_template, const Json& re
 // The normalisation step alone (what the template sees as `messages`), for tests and /tokenize.
 Result<Json> NormalizeMessages(const Json& request_messages, ContentFormat format);
 // vLLM's tool dump: [{"type":"function","function":{"name","description"(or null),
-// "parameters"(or null), ...extra keys}}]; null/empty stays null.
+// "parameters"(or null), ...extra keys}}]; null stays null (and [] stays []).
 Result<Json> NormalizeTools(const Json& tools_or_null);
 
 }  // namespace gemmad::tmpl

@@ -12,6 +12,7 @@ namespace gemmad::tmpl::internal {
 Interp::Interp(const Program& program, const TemplateRenderOptions& options)
     : program_(program), options_(options) {
   global_of_name_.resize(program.names.size(), -1);
+  global_values_.resize(program.names.size());
   for (size_t i = 0; i < program.names.size(); ++i) {
     global_of_name_[i] = FindGlobal(program.names[i]);
     if (program.names[i] == "loop") loop_name_id_ = static_cast<int>(i);
@@ -48,6 +49,7 @@ void Interp::Run(const Json& context, std::string* out) {
 }
 
 Interp::Flow Interp::ExecBody(const Body& body, const FramePtr& frame, std::string& out) {
+  NestingGuard guard(*this);
   for (const auto& s : body) {
     Flow f = ExecStmt(*s, frame, out);
     if (f != Flow::kNormal) return f;
@@ -87,17 +89,26 @@ Value Interp::ApplyFilterExpr(const Expr& f, const Value& input, Frame& frame) {
 
 void Interp::ExecFor(const ForStmt& s, const FramePtr& frame, const Value& iterable, int depth,
                      std::string& out) {
-  std::vector<Value> items = Iterate(iterable);
+  // Lists are iterated in place (the Value keeps them alive); other iterables are materialised.
+  std::vector<Value> materialised;
+  const std::vector<Value>* items_ptr;
+  if (iterable.is_list() && !s.filter) {
+    items_ptr = &iterable.list().items;
+  } else {
+    materialised = Iterate(iterable);
+    items_ptr = &materialised;
+  }
   if (s.filter) {
     std::vector<Value> kept;
-    for (auto& item : items) {
+    for (auto& item : materialised) {
       Step();
       Frame probe(frame);
       Assign(s.target, item, probe);
       if (Eval(*s.filter, probe).Truthy()) kept.push_back(std::move(item));
     }
-    items = std::move(kept);
+    materialised = std::move(kept);
   }
+  const std::vector<Value>& items = *items_ptr;
   auto loop = std::make_shared<LoopObj>();
   loop->items = &items;
   loop->depth0 = depth;

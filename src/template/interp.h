@@ -61,6 +61,16 @@ class Interp {
   // Errors for misusing an Undefined value ("'x' is undefined").
   [[noreturn]] void FailUndefined(const Value& v) const;
   void CheckSize(size_t num_bytes) const;
+  // Native recursion depth bound: deep enough for any real template, shallow enough for a
+  // 1 MiB thread stack.
+  static constexpr int kMaxNesting = 600;
+  struct NestingGuard {
+    explicit NestingGuard(Interp& in) : in_(in) {
+      if (++in_.nesting_ > kMaxNesting) in_.Fail("template recursion too deep");
+    }
+    ~NestingGuard() { --in_.nesting_; }
+    Interp& in_;
+  };
   void Step() {
     if (++steps_ > options_.limits.max_steps) Fail("template exceeded the step limit (possible infinite loop)");
   }
@@ -106,6 +116,7 @@ class Interp {
   Value ApplyFilterExpr(const Expr& f, const Value& input, Frame& frame);
 
   Value Eval(const Expr& e, Frame& frame);
+  Value EvalInner(const Expr& e, Frame& frame);
   Value EvalName(const Expr& e, Frame& frame);
   Value EvalCall(const Expr& e, Frame& frame);
   Value EvalTest(const Expr& e, Frame& frame);
@@ -114,9 +125,11 @@ class Interp {
   const Program& program_;
   const TemplateRenderOptions& options_;
   std::vector<int> global_of_name_;  // name id -> global function id or -1
+  std::vector<Value> global_values_;  // name id -> the global's callable, made on first use
   int loop_name_id_ = -1;
   uint64_t steps_ = 0;
   int call_depth_ = 0;
+  int nesting_ = 0;  // Eval/ExecBody recursion depth (bounds native stack use)
   mutable uint32_t offset_ = 0;  // node being evaluated
 };
 

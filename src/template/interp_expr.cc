@@ -8,13 +8,17 @@ namespace gemmad::tmpl::internal {
 
 Value Interp::EvalName(const Expr& e, Frame& frame) {
   if (const Value* v = frame.Find(e.name_id)) return *v;
-  int g = global_of_name_[static_cast<size_t>(e.name_id)];
+  const size_t id = static_cast<size_t>(e.name_id);
+  int g = global_of_name_[id];
   if (g >= 0) {
-    auto c = std::make_shared<CallableObj>();
-    c->kind = CallableKind::kBuiltin;
-    c->builtin = g;
-    c->name = e.name;
-    return Value::FromHeap(Type::kCallable, std::move(c));
+    if (global_values_[id].type() != Type::kCallable) {
+      auto c = std::make_shared<CallableObj>();
+      c->kind = CallableKind::kBuiltin;
+      c->builtin = g;
+      c->name = e.name;
+      global_values_[id] = Value::FromHeap(Type::kCallable, std::move(c));
+    }
+    return global_values_[id];
   }
   return Value::Undefined("'" + e.name + "' is undefined");
 }
@@ -72,6 +76,12 @@ Value Interp::EvalTest(const Expr& e, Frame& frame) {
 }
 
 Value Interp::Eval(const Expr& e, Frame& frame) {
+  if (e.kind == ExprKind::kConst) return e.value;
+  NestingGuard guard(*this);
+  return EvalInner(e, frame);
+}
+
+Value Interp::EvalInner(const Expr& e, Frame& frame) {
   Step();
   offset_ = e.offset;
   switch (e.kind) {

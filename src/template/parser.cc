@@ -215,6 +215,7 @@ StmtPtr Parser::ParseSet(uint32_t off) {
     auto s = std::make_unique<SetStmt>(off);
     s->target = std::move(target);
     s->value = ParseTuple();
+    NoteAssigned(s->target, Cur().offset);
     ExpectBlockEnd();
     return s;
   }
@@ -228,6 +229,7 @@ StmtPtr Parser::ParseSet(uint32_t off) {
   ExpectBlockEnd();
   std::string which;
   s->body = ParseBody({"endset"}, &which);
+  NoteAssigned(s->target, Cur().offset);
   ExpectBlockEnd();
   return s;
 }
@@ -347,6 +349,14 @@ Target Parser::ParseTarget(bool allow_tuple, const std::vector<std::string>& ext
   return tuple;
 }
 
+void Parser::NoteAssigned(const Target& t, uint32_t offset) {
+  if (t.items.empty()) {
+    first_assign.emplace(t.name, offset);
+    return;
+  }
+  for (const auto& sub : t.items) NoteAssigned(sub, offset);
+}
+
 void Parser::BindTargetNames(const Target& t) {
   if (t.items.empty()) {
     bound_only_names.push_back(t.name);
@@ -360,7 +370,7 @@ Result<std::shared_ptr<Program>> ParseTemplate(std::string_view source, std::str
   program->name = std::string(name);
   program->source = std::string(source);
   auto lexed = Lex(source);
-  if (!lexed.ok()) return lexed.status().WithPrefix(program->name);
+  if (!lexed.ok()) return InvalidArgumentError(program->name + ":" + lexed.status().message());
   program->normalised_source = std::move(lexed->source);
   Parser parser(std::move(lexed->tokens), program.get());
   try {
@@ -372,8 +382,10 @@ Result<std::shared_ptr<Program>> ParseTemplate(std::string_view source, std::str
   std::set<std::string> bound(parser.bound_only_names.begin(), parser.bound_only_names.end());
   std::set<std::string> undeclared;
   for (const auto& n : parser.loaded_names) {
-    if (!bound.count(n) && FindGlobal(n) < 0 && n != "loop" && n != "caller" && n != "varargs" &&
-        n != "kwargs") {
+    auto assigned = parser.first_assign.find(n);
+    bool set_before_read = assigned != parser.first_assign.end() && assigned->second < parser.first_load[n];
+    if (!bound.count(n) && !set_before_read && FindGlobal(n) < 0 && n != "loop" && n != "caller" &&
+        n != "varargs" && n != "kwargs") {
       undeclared.insert(n);
     }
   }

@@ -222,6 +222,7 @@ ExprPtr Parser::MakeName(const Token& t) {
   e->name = t.text;
   e->name_id = Intern(t.text);
   loaded_names.push_back(t.text);
+  first_load.emplace(t.text, t.offset);
   if (!macros_.empty()) {
     MacroDef* m = macros_.back();
     if (t.text == "caller") m->uses_caller = true;
@@ -423,7 +424,7 @@ void Parser::ParseCallArgs(Expr* call) {
 }
 
 ExprPtr Parser::ParseCall(ExprPtr callee) {
-  auto e = MakeExpr(ExprKind::kCall, Cur().offset);
+  auto e = MakeExpr(ExprKind::kCall, callee->offset);
   e->a = std::move(callee);
   ParseCallArgs(e.get());
   return e;

@@ -111,6 +111,9 @@ class Parser {
   // Names read and names bound (for find_undeclared_variables-like reporting).
   std::vector<std::string> loaded_names;
   std::vector<std::string> bound_only_names;
+  std::map<std::string, uint32_t> first_load;     // offset of the first read of a name
+  std::map<std::string, uint32_t> first_assign;   // offset where the first `set` of it completes
+  void NoteAssigned(const Target& t, uint32_t offset);
 };
 
 }  // namespace gemmad::tmpl::internal

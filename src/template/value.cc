@@ -80,6 +80,15 @@ Value Value::Dict(std::vector<std::pair<Value, Value>> entries) {
   return v;
 }
 
+Value Value::DictUnique(std::vector<std::pair<Value, Value>> entries) {
+  auto obj = std::make_shared<DictObj>();
+  obj->entries = std::move(entries);
+  BuildIndex(*obj);
+  Value v(Type::kDict);
+  v.obj_ = std::move(obj);
+  return v;
+}
+
 Value Value::Namespace(std::vector<std::pair<std::string, Value>> attrs) {
   auto obj = std::make_shared<NamespaceObj>();
   for (auto& [k, val] : attrs) obj->Set(k, std::move(val));
@@ -243,7 +252,7 @@ Value FromJson(const Json& j) {
       for (auto it = j.begin(); it != j.end(); ++it) {
         entries.emplace_back(Value::Str(it.key()), FromJson(it.value()));
       }
-      return Value::Dict(std::move(entries));
+      return Value::DictUnique(std::move(entries));
     }
     default:
       return Value::None();  // binary / discarded: not produced by the JSON parser

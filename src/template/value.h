@@ -86,6 +86,8 @@ class Value {
   static Value Tuple(std::vector<Value> items) { return List(std::move(items), SeqKind::kTuple); }
   static Value Range(int64_t start, int64_t stop, int64_t step, std::vector<Value> items);
   static Value Dict(std::vector<std::pair<Value, Value>> entries);
+  // For entries whose keys are known to be distinct (JSON objects): skips the duplicate check.
+  static Value DictUnique(std::vector<std::pair<Value, Value>> entries);
   static Value Namespace(std::vector<std::pair<std::string, Value>> attrs);
   static Value FromHeap(Type type, std::shared_ptr<HeapObj> obj) {
     Value v(type);

@@ -1,5 +1,12 @@
 """Core language cases: statements, scoping, whitespace control, expressions, value printing."""
 
+import random
+
+_RNG = random.Random(520261202)
+RANDOM_FLOATS = ([_RNG.uniform(-1, 1) * 10 ** _RNG.randint(-30, 30) for _ in range(120)] +
+                 [float(_RNG.randint(-10**6, 10**6)) for _ in range(20)] +
+                 [_RNG.randint(1, 999) / 10 ** _RNG.randint(1, 8) for _ in range(40)])
+
 MSGS = [
     {"role": "system", "content": "Be brief."},
     {"role": "user", "content": "Hi there"},
@@ -94,6 +101,7 @@ CASES = [
     # --- value printing ---
     ("print_floats", "{% for f in floats %}{{ f }} {% endfor %}",
      {"floats": [0.1, 1e-7, 1e21, 3.0, 1.5, 1e16, 1e15, 123456789.123, 0.0001, 0.00001, -0.0, 2.5e-8, 1.7976931348623157e308, 5e-324, 100.0, 1e22]}),
+    ("print_random_floats", "{{ floats }}|{% for f in floats %}{{ f }},{% endfor %}|{{ floats|tojson }}", {"floats": RANDOM_FLOATS}),
     ("print_computed_floats", "{{ 0.1 + 0.2 }} {{ 1 / 3 }} {{ 2 / 3 * 3 }} {{ 10 / 4 }} {{ 1e300 * 10 }}", {}),
     ("print_none_bool", "{{ none }} {{ true }} {{ false }} {{ x }} {{ y }}", {"x": None, "y": False}),
     ("print_containers", "{{ data }}", {"data": {"s": "it's", "q": "say \"hi\"", "both": "'\"", "n": None, "l": [1.0, True, "x\ny"], "u": "é\u00a0"}}),
