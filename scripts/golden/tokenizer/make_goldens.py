@@ -8,7 +8,8 @@ tokenizers trained here (trained.py; their tokenizer.json files are written to
 tests/golden/tokenizer/trained/), one JSON line per case:
   {"t": text, "e": ids, "es": ids with special tokens, "d": decode(es), "ds": decode(es, skip)}
   {"ids": random ids, "d": decode(ids), "ds": decode(ids, skip_special_tokens=True)}
-Everything is seeded; rerunning gives identical files. The trained tokenizer.json files are kept
+unicode_sweep.jsonl hashes every code point through HF's pre-tokenizers and normalizers
+(unicode_sweep.py). Everything is seeded; rerunning gives identical files. The trained tokenizer.json files are kept
 when present: HF's BpeTrainer is not reproducible when it has to build a prefixed alphabet
 (continuing_subword_prefix / end_of_word_suffix break count ties in hash order), so they are
 trained once and committed; --retrain trains them all again. MANIFEST.json records versions, counts
@@ -27,6 +28,7 @@ from tokenizers import Tokenizer  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
 import trained  # noqa: E402
+import unicode_sweep  # noqa: E402
 
 PINNED = "0.23.3"
 SEED = 20260520
@@ -114,6 +116,10 @@ def main():
         write_cases(tok, trained_texts, id_sequences(tok, SEED + 3, NUM_TRAINED_DECODE_SEQS), os.path.join(out, "trained", name + ".jsonl"))
         manifest["files"]["trained/" + name + ".jsonl"] = {"strings": len(trained_texts),
                                                            "decode_sequences": NUM_TRAINED_DECODE_SEQS}
+    with open(os.path.join(out, "unicode_sweep.jsonl"), "w", encoding="utf-8") as f:
+        for line in unicode_sweep.lines():
+            dump_line(f, line)
+    manifest["files"]["unicode_sweep.jsonl"] = {"chunk": unicode_sweep.CHUNK}
     with open(os.path.join(out, "MANIFEST.json"), "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
         f.write("\n")
