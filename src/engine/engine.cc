@@ -53,7 +53,10 @@ Engine::Engine(EngineConfig config, std::unique_ptr<runner::Runner> runner)
   mailbox_ = std::make_shared<AbortMailbox>([this] { inbox_.TryPush(nullptr); });
 }
 
-Engine::~Engine() { Shutdown(std::chrono::milliseconds(0)); }
+Engine::~Engine() {
+  Shutdown(std::chrono::milliseconds(0));
+  mailbox_->DisableWake();  // streams (and their mailbox) may outlive the engine
+}
 
 Status Engine::Start() {
   if (started_) return FailedPreconditionError("engine already started");

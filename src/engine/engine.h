@@ -74,9 +74,10 @@ class Engine : public EngineClient {
   void RunStep();
   void DeliverStep(const sched::SchedulerOutput& out, runner::StepResult& result);
   // Ends one choice: retires its sequence, pushes `delta` (or an empty delta) with the finish,
-  // and, when it was the last choice, forgets the request.
-  void FinishChild(RequestRecord& rec, int index, FinishReason reason, std::optional<int32_t> stop_token,
+  // and, when it was the last choice, forgets the request (returns true: `rec` is destroyed).
+  bool FinishChild(RequestRecord& rec, int index, FinishReason reason, std::optional<int32_t> stop_token,
                    Status error, RequestOutput* delta = nullptr);
+  void FinishAllChildren(RequestRecord& rec, FinishReason reason, const Status& error);
   void Die(const Status& status);
   void RejectPending(const std::shared_ptr<PendingRequest>& pending);  // never admitted
   void MarkRequestDone(uint64_t id);

@@ -29,13 +29,8 @@ void Engine::Loop() {
   std::vector<uint64_t> ids;
   for (const auto& [id, rec] : records_) ids.push_back(id);
   for (uint64_t id : ids) {
-    RequestRecord& rec = *records_[id];
-    for (int i = 0; i < rec.n; ++i) {
-      if (!rec.children[static_cast<size_t>(i)].finished) {
-        FinishChild(rec, i, dead ? FinishReason::kError : FinishReason::kAbort, std::nullopt,
-                    dead ? InternalError("the engine died") : OkStatus());
-      }
-    }
+    FinishAllChildren(*records_.at(id), dead ? FinishReason::kError : FinishReason::kAbort,
+                      dead ? InternalError("the engine died") : OkStatus());
   }
   records_.clear();
   while (auto item = inbox_.TryPop()) {
@@ -104,7 +99,7 @@ void Engine::Admit(std::shared_ptr<PendingRequest> pending) {
   records_.emplace(r.id, std::move(rec));
   metrics_->OnArrival(r);
   if (r.channel->abort_requested()) {  // aborted while in the inbox
-    for (int i = 0; i < r.n; ++i) FinishChild(r, i, r.channel->abort_reason(), std::nullopt, OkStatus());
+    FinishAllChildren(r, r.channel->abort_reason(), OkStatus());  // `r` is gone afterwards
     return;
   }
   const auto& p = pending->params;
@@ -139,7 +134,7 @@ void Engine::Admit(std::shared_ptr<PendingRequest> pending) {
       if (!s.ok()) scheduler_->Remove(c.seq_id);
     }
     if (!s.ok()) {
-      FinishChild(r, i, FinishReason::kError, std::nullopt, s);
+      if (FinishChild(r, i, FinishReason::kError, std::nullopt, s)) return;  // that was the last choice
       continue;
     }
     seq_owner_[c.seq_id] = {r.id, i};
@@ -150,14 +145,19 @@ void Engine::ProcessAborts() {
   for (const auto& [id, reason] : mailbox_->Drain()) {
     auto it = records_.find(id);
     if (it == records_.end()) continue;  // finished already, or still in the inbox (see Admit)
-    RequestRecord& rec = *it->second;
-    for (int i = 0; i < rec.n; ++i) {
-      if (!rec.children[static_cast<size_t>(i)].finished) FinishChild(rec, i, reason, std::nullopt, OkStatus());
-    }
+    FinishAllChildren(*it->second, reason, OkStatus());
   }
 }
 
-void Engine::FinishChild(RequestRecord& rec, int index, FinishReason reason, std::optional<int32_t> stop_token,
+void Engine::FinishAllChildren(RequestRecord& rec, FinishReason reason, const Status& error) {
+  const int n = rec.n;
+  for (int i = 0; i < n; ++i) {
+    if (rec.children[static_cast<size_t>(i)].finished) continue;
+    if (FinishChild(rec, i, reason, std::nullopt, error)) return;  // the record is gone
+  }
+}
+
+bool Engine::FinishChild(RequestRecord& rec, int index, FinishReason reason, std::optional<int32_t> stop_token,
                          Status error, RequestOutput* delta) {
   ChildState& c = rec.children[static_cast<size_t>(index)];
   GEMMAD_CHECK(!c.finished, "choice {} of request {} finished twice", index, rec.id);
@@ -182,7 +182,9 @@ void Engine::FinishChild(RequestRecord& rec, int index, FinishReason reason, std
     const uint64_t id = rec.id;
     records_.erase(id);  // `rec` is gone from here on
     MarkRequestDone(id);
+    return true;
   }
+  return false;
 }
 
 void Engine::Die(const Status& status) {

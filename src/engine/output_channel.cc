@@ -8,11 +8,15 @@
 namespace gemmad::engine {
 
 void AbortMailbox::Post(uint64_t id, FinishReason reason) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    pending_.emplace_back(id, reason);
-  }
+  std::lock_guard<std::mutex> lock(mu_);
+  pending_.emplace_back(id, reason);
+  // Under the lock so that DisableWake cannot return while a call is running.
   if (wake_) wake_();
+}
+
+void AbortMailbox::DisableWake() {
+  std::lock_guard<std::mutex> lock(mu_);
+  wake_ = nullptr;
 }
 
 std::vector<std::pair<uint64_t, FinishReason>> AbortMailbox::Drain() {

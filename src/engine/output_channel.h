@@ -26,6 +26,9 @@ class AbortMailbox {
   explicit AbortMailbox(std::function<void()> wake) : wake_(std::move(wake)) {}
   void Post(uint64_t id, FinishReason reason);
   std::vector<std::pair<uint64_t, FinishReason>> Drain();
+  // Drops `wake` (the engine is going away; streams may outlive it). Returns once no call of
+  // `wake` is running.
+  void DisableWake();
 
  private:
   std::mutex mu_;

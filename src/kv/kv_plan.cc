@@ -59,14 +59,18 @@ Result<KvPlan> PlanKvCache(const KvPlanInput& in) {
   KvCacheConfig cfg{in.block_size, plan.groups, false};
   KvCacheManager probe(cfg);
   plan.max_sequence_tokens = probe.MaxSequenceTokens(in.max_num_batched_tokens, in.max_model_len);
-  if (lo < 1 || plan.max_sequence_tokens < in.max_model_len) {
+  const double gib = static_cast<double>(in.budget_bytes) / (1024.0 * 1024.0 * 1024.0);
+  if (lo < 1) {
+    return ResourceExhaustedError(fmt::format(
+        "The KV cache budget of {:.4f} GiB cannot hold even one block per KV group; raise the KV "
+        "cache space (VLLM_CPU_KVCACHE_SPACE).", gib));
+  }
+  if (plan.max_sequence_tokens < in.max_model_len) {
     const int64_t fit = probe.MaxSequenceTokens(in.max_num_batched_tokens, int64_t{1} << 40);
     return ResourceExhaustedError(fmt::format(
         "The KV cache budget of {:.2f} GiB holds at most {} tokens per sequence, less than "
         "max_model_len ({}). Lower --max-model-len to {} or less, or raise the KV cache space "
-        "(VLLM_CPU_KVCACHE_SPACE).",
-        static_cast<double>(in.budget_bytes) / (1024.0 * 1024.0 * 1024.0), lo < 1 ? 0 : fit,
-        in.max_model_len, lo < 1 ? 0 : fit));
+        "(VLLM_CPU_KVCACHE_SPACE).", gib, fit, in.max_model_len, fit));
   }
   return plan;
 }

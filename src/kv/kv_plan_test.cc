@@ -50,6 +50,14 @@ TEST(KvPlan, TooSmallBudgetNamesTheLargestLength) {
       << plan.status().message();
 }
 
+TEST(KvPlan, BudgetBelowOneBlockIsAClearError) {
+  KvPlanInput in = E2bLike();
+  in.budget_bytes = 1000;
+  auto plan = PlanKvCache(in);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_NE(plan.status().message().find("cannot hold even one block"), std::string::npos);
+}
+
 TEST(KvPlan, RejectsBadInput) {
   KvPlanInput in = E2bLike();
   in.groups[0].bytes_per_block = 0;

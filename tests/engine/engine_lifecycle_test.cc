@@ -31,7 +31,8 @@ TEST(EngineLifecycle, DroppingTheStreamAbortsAndFreesBlocks) {
   ASSERT_TRUE(s.ok());
   RequestOutput out;
   ASSERT_EQ((*s)->Read(&out, 5s), RequestStream::ReadStatus::kOutput);  // running now
-  EXPECT_GT(engine->Metrics().kv_cache_usage_perc, 0.0);
+  // Metrics are published once per loop iteration, after the step that produced the delta.
+  WaitForMetrics(*engine, [](const EngineMetrics& m) { return m.kv_cache_usage_perc > 0.0; });
   s->reset();  // the client went away
   auto m = WaitForMetrics(*engine, [](const EngineMetrics& m) { return m.request_success.abort == 1; });
   EXPECT_EQ(m.kv_cache_usage_perc, 0.0);
@@ -104,6 +105,20 @@ TEST(EngineLifecycle, ShutdownAfterGraceAbortsWhatIsLeft) {
   auto choices = Collect(**s);
   EXPECT_EQ(choices[0].finish, FinishReason::kAbort);
   EXPECT_EQ(engine->num_in_flight(), 0);
+}
+
+TEST(EngineLifecycle, StreamsMayOutliveTheEngine) {
+  TestEngineOptions o;
+  o.eos_bias = -100.0f;
+  o.step_delay = 2ms;
+  auto engine = MakeEngine(o);
+  auto s = engine->Submit(Request(Prompt(10, 12), 400));
+  ASSERT_TRUE(s.ok());
+  engine.reset();  // destroys the engine with the request in flight
+  auto choices = Collect(**s);
+  EXPECT_EQ(choices[0].finish, FinishReason::kAbort);
+  (*s)->Abort();
+  s->reset();
 }
 
 TEST(EngineLifecycle, WatchdogFailsRequestsOfAHungStep) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/engine.h"
+#include "engine/model_engine.h"
 #include "engine_test_util.h"
 #include "model/gemma4/model.h"
 #include "model/gemma4/presets.h"
@@ -17,7 +18,7 @@
 namespace gemmad::engine::testing {
 namespace {
 
-struct ModelEngineOptions {
+struct TinyEngineOptions {
   int64_t blocks = 96;  // per group, null block included
   int32_t block_size = 4;
   int32_t budget = 16;
@@ -39,7 +40,7 @@ std::string RandomCheckpoint(const std::string& preset) {
   return dir;
 }
 
-std::unique_ptr<Engine> ModelEngine(const std::string& dir, const ModelEngineOptions& o) {
+std::unique_ptr<Engine> ModelEngine(const std::string& dir, const TinyEngineOptions& o) {
   auto model = model::gemma4::Model::Load(dir);
   EXPECT_TRUE(model.ok()) << model.status().ToString();
   if (!model.ok()) return nullptr;
@@ -86,7 +87,7 @@ void ExpectSame(const std::vector<Choice>& got, const std::vector<Choice>& want,
 }
 
 // All at once on an engine configured by `o` versus each alone with ample budget and KV.
-void BatchedEqualsSequential(const std::string& preset, const ModelEngineOptions& o, int64_t* preemptions) {
+void BatchedEqualsSequential(const std::string& preset, const TinyEngineOptions& o, int64_t* preemptions) {
   const std::string dir = RandomCheckpoint(preset);
   auto engine = ModelEngine(dir, o);
   ASSERT_NE(engine, nullptr);
@@ -100,7 +101,7 @@ void BatchedEqualsSequential(const std::string& preset, const ModelEngineOptions
   std::vector<std::vector<Choice>> got;
   for (auto& s : streams) got.push_back(Collect(*s, std::chrono::seconds(120)));
   *preemptions = static_cast<int64_t>(engine->Metrics().num_preemptions);
-  ModelEngineOptions alone;
+  TinyEngineOptions alone;
   alone.blocks = 256;
   alone.budget = 256;
   alone.caching = false;
@@ -110,16 +111,16 @@ void BatchedEqualsSequential(const std::string& preset, const ModelEngineOptions
 
 TEST(EngineModel, T1BatchedChunkedCachedEqualsSequential) {
   int64_t preemptions = 0;
-  BatchedEqualsSequential("t1", ModelEngineOptions{}, &preemptions);
+  BatchedEqualsSequential("t1", TinyEngineOptions{}, &preemptions);
 }
 
 TEST(EngineModel, T3KvSharingMoeEqualsSequential) {
   int64_t preemptions = 0;
-  BatchedEqualsSequential("t3", ModelEngineOptions{}, &preemptions);
+  BatchedEqualsSequential("t3", TinyEngineOptions{}, &preemptions);
 }
 
 TEST(EngineModel, T1PreemptionKeepsOutputs) {
-  ModelEngineOptions tight;
+  TinyEngineOptions tight;
   tight.blocks = 20;  // 19 usable blocks of 4 tokens per group for 8 sequences of up to 66 tokens
   int64_t preemptions = 0;
   BatchedEqualsSequential("t1", tight, &preemptions);
@@ -135,6 +136,32 @@ TEST(EngineModel, T1PrefixCacheHitsAndMatches) {
   EXPECT_EQ(second[0].num_cached_tokens, 28);
   ExpectSame(second, first, 0);
   EXPECT_GT(engine->Metrics().prefix_cache_hits, 0u);
+}
+
+TEST(EngineModel, CreateModelEnginePlansKvAndServes) {
+  engine::ModelEngineOptions o;
+  o.model_dir = RandomCheckpoint("t1");
+  o.block_size = 4;
+  o.num_threads = 2;
+  o.kv_cache_bytes = 1 << 20;
+  auto created = CreateModelEngine(o);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(created->engine->limits().max_model_len, 256);
+  EXPECT_EQ(created->engine->limits().max_kv_sequence_tokens, 256);
+  EXPECT_LE(created->kv_cache_bytes, o.kv_cache_bytes);
+  auto out = RunOne(*created->engine, Greedy(Prompt(20, 1, 512), 8));
+  EXPECT_EQ(out[0].tokens.size(), 8u);
+  // Compare with the hand-built engine of the same checkpoint.
+  auto ref = ModelEngine(o.model_dir, {});
+  ExpectSame(out, RunOne(*ref, Greedy(Prompt(20, 1, 512), 8)), 0);
+
+  o.kv_cache_bytes = 64 << 10;  // ~44 tokens, far less than 256
+  auto small = CreateModelEngine(o);
+  ASSERT_FALSE(small.ok());
+  EXPECT_EQ(small.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(small.status().message().find("Lower --max-model-len to"), std::string::npos) << small.status().message();
+  o.model_dir = ::testing::TempDir() + "/no_such_model";
+  EXPECT_FALSE(CreateModelEngine(o).ok());
 }
 
 TEST(EngineModel, T1MatchesTheTransformersGreedyGolden) {

@@ -1,0 +1,79 @@
+// CreateModelEngine: Model::Load -> KvCacheSpec -> kv::PlanKvCache -> ModelRunner -> Engine.
+#include "engine/model_engine.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "base/log.h"
+#include "kernels/thread_pool.h"
+#include "kv/kv_plan.h"
+#include "model/gemma4/model.h"
+#include "runner/model_runner.h"
+
+namespace gemmad::engine {
+namespace {
+
+// A Runner that also owns the thread pool its ModelRunner computes with.
+class PooledRunner : public runner::Runner {
+ public:
+  PooledRunner(std::unique_ptr<kernels::ThreadPool> pool, std::unique_ptr<runner::Runner> inner)
+      : pool_(std::move(pool)), inner_(std::move(inner)) {}
+  int32_t vocab_size() const override { return inner_->vocab_size(); }
+  Status AddSequence(runner::SequenceSetup setup) override { return inner_->AddSequence(std::move(setup)); }
+  void RemoveSequence(kv::SeqId id) override { inner_->RemoveSequence(id); }
+  Result<runner::StepResult> Execute(const sched::SchedulerOutput& out) override { return inner_->Execute(out); }
+
+ private:
+  std::unique_ptr<kernels::ThreadPool> pool_;  // outlives inner_ (declared first, destroyed last)
+  std::unique_ptr<runner::Runner> inner_;
+};
+
+}  // namespace
+
+Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
+  GEMMAD_ASSIGN_OR_RETURN(auto model, model::gemma4::Model::Load(o.model_dir));
+  const auto& cfg = model->config();
+  const int64_t max_model_len = o.max_model_len > 0 ? o.max_model_len : cfg.max_position_embeddings;
+  model::KvCacheSpec spec = model->MakeKvCacheSpec(o.block_size, o.kv_cache_dtype);
+
+  kv::KvPlanInput plan_in;
+  plan_in.groups = runner::KvGroupsForSpec(spec);
+  plan_in.block_size = o.block_size;
+  plan_in.budget_bytes = o.kv_cache_bytes;
+  plan_in.max_model_len = max_model_len;
+  plan_in.max_num_seqs = o.max_num_seqs;
+  plan_in.max_num_batched_tokens = o.max_num_batched_tokens;
+  GEMMAD_ASSIGN_OR_RETURN(kv::KvPlan plan, kv::PlanKvCache(plan_in));
+
+  std::vector<int64_t> blocks;
+  for (const auto& g : plan.groups) blocks.push_back(g.num_blocks);
+  kv::KvCacheConfig kv = runner::KvConfigForSpec(spec, blocks, o.enable_prefix_caching);
+  for (const auto& g : kv.groups) {
+    GEMMAD_LOG_INFO("KV group {}: {} blocks of {} tokens ({:.1f} MiB)", g.name, g.num_blocks - 1, o.block_size,
+                    static_cast<double>(g.num_blocks * g.bytes_per_block) / (1024.0 * 1024.0));
+  }
+
+  auto pool = std::make_unique<kernels::ThreadPool>(std::max(1, o.num_threads));
+  kernels::ExecContext exec{pool.get()};
+  EngineConfig ec;
+  ec.scheduler = {o.max_num_seqs, o.max_num_batched_tokens, max_model_len};
+  ec.kv = kv;
+  ec.eos_token_id = o.eos_token_id;
+  if (!ec.eos_token_id && !cfg.eos_token_ids.empty()) ec.eos_token_id = static_cast<int32_t>(cfg.eos_token_ids[0]);
+  ec.max_logprobs = o.max_logprobs;
+  ec.seed = o.seed;
+  ec.iteration_timeout_s = o.iteration_timeout_s;
+  GEMMAD_ASSIGN_OR_RETURN(auto runner, runner::ModelRunner::Create(std::move(model), kv, exec, o.kv_cache_dtype));
+  auto pooled = std::make_unique<PooledRunner>(std::move(pool), std::move(runner));
+
+  ModelEngine out;
+  out.engine = std::make_unique<Engine>(ec, std::move(pooled));
+  out.kv = kv;
+  out.kv_cache_bytes = plan.total_bytes;
+  GEMMAD_RETURN_IF_ERROR(out.engine->Start());
+  return out;
+}
+
+}  // namespace gemmad::engine

@@ -1,0 +1,43 @@
+// CreateModelEngine: the one-call composition of a serving engine over a Gemma 4 checkpoint:
+// load the model, plan the KV blocks per group under a byte budget, allocate the paged cache,
+// build the ModelRunner and start the Engine. For `gemmad serve` and tests.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "base/result.h"
+#include "engine/engine.h"
+#include "tensor/dtype.h"
+
+namespace gemmad::engine {
+
+struct ModelEngineOptions {
+  std::string model_dir;
+  int64_t kv_cache_bytes = int64_t{4} << 30;  // VLLM_CPU_KVCACHE_SPACE (GiB) x 2^30
+  int64_t max_model_len = 0;                  // 0 = the model's max_position_embeddings
+  int32_t block_size = 16;
+  int32_t max_num_seqs = 256;
+  int32_t max_num_batched_tokens = 2048;
+  bool enable_prefix_caching = true;
+  std::optional<tensor::DType> kv_cache_dtype;  // --kv-cache-dtype; default: the model's dtype
+  std::optional<int32_t> eos_token_id;          // primary EOS; default: config eos_token_ids[0]
+  int32_t max_logprobs = 20;
+  uint64_t seed = 0;
+  int num_threads = 1;                          // CPU threads for the forward pass (incl. the engine thread)
+  double iteration_timeout_s = 60.0;
+};
+
+struct ModelEngine {
+  std::unique_ptr<Engine> engine;
+  kv::KvCacheConfig kv;      // the planned groups (for logs: blocks and bytes per group)
+  int64_t kv_cache_bytes = 0;  // bytes the planned blocks take
+};
+
+// Errors: the checkpoint's (one line naming the file), and kResourceExhausted when
+// max_model_len does not fit the KV budget, naming the largest length that does.
+Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& options);
+
+}  // namespace gemmad::engine
