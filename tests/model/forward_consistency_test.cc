@@ -81,6 +81,37 @@ TEST_P(ForwardConsistencyTest, IncrementalDecodingEqualsPrefill) {
   EXPECT_LE(MaxAbsDiff(got, prefill_.data(), got.size()), Tol());
 }
 
+TEST_P(ForwardConsistencyTest, KvSharedLayersRunOnlyForLogitRows) {
+  // With logits for a few rows only, the KV-shared layers (T1, T3) compute just those rows; the
+  // result must equal the all-rows prefill, and later steps must see an intact cache.
+  SequenceRunner r(*model_, 4, 64);
+  ForwardBatch batch = SingleSequenceBatch({ids_.begin(), ids_.begin() + 30}, 0, {}, false);
+  batch.sequences[0].logit_offsets = {3, 17, 29};
+  ASSERT_TRUE(r.blocks().Prepare(0, 0, 30));
+  batch.sequences[0].block_tables = r.blocks().tables(0);
+  const int64_t V = vocab_;
+  std::vector<float> got(static_cast<size_t>(3 * V));
+  ASSERT_TRUE(model_->Forward({}, batch, r.cache(), {got.data(), tensor::DType::kF32, tensor::Shape{3, V}}).ok());
+  int k = 0;
+  for (int row : {3, 17, 29}) {
+    EXPECT_LE(MaxAbsDiff(std::vector<float>(got.begin() + k * V, got.begin() + (k + 1) * V), prefill_.data() + row * V, V),
+              Tol()) << "row " << row;
+    ++k;
+  }
+  // No logits at all (a middle prefill chunk), then the rest.
+  ForwardBatch mid = SingleSequenceBatch({ids_.begin() + 30, ids_.begin() + 35}, 30, {}, false);
+  mid.sequences[0].logit_offsets.clear();
+  ASSERT_TRUE(r.blocks().Prepare(0, 30, 5));
+  mid.sequences[0].block_tables = r.blocks().tables(0);
+  ASSERT_TRUE(model_->Forward({}, mid, r.cache(), {nullptr, tensor::DType::kF32, tensor::Shape{0, V}}).ok());
+  ForwardBatch rest = SingleSequenceBatch({ids_.begin() + 35, ids_.end()}, 35, {}, true);
+  ASSERT_TRUE(r.blocks().Prepare(0, 35, 5));
+  rest.sequences[0].block_tables = r.blocks().tables(0);
+  std::vector<float> tail(static_cast<size_t>(5 * V));
+  ASSERT_TRUE(model_->Forward({}, rest, r.cache(), {tail.data(), tensor::DType::kF32, tensor::Shape{5, V}}).ok());
+  EXPECT_LE(MaxAbsDiff(tail, prefill_.data() + 35 * V, tail.size()), Tol());
+}
+
 TEST_P(ForwardConsistencyTest, ChunkedPrefillWithThreadsEqualsPrefill) {
   kernels::ThreadPool pool(2);
   SequenceRunner r(*model_, 3, 64, kernels::ExecContext{&pool});

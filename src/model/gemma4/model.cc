@@ -1,11 +1,13 @@
 // Model loading and the step driver: embed, decoder layers, final norm, tied LM head, soft-cap.
 #include "model/gemma4/model.h"
 
+#include <optional>
 #include <string>
 
 #include "kernels/ops.h"
 #include "model/gemma4/kv_plan.h"
 #include "model/gemma4/layer_blocks.h"
+#include "model/gemma4/logit_rows.h"
 #include "model/gemma4/rope_table.h"
 
 namespace gemmad::model::gemma4 {
@@ -80,35 +82,64 @@ Status Model::Forward(const kernels::ExecContext& exec, const ForwardBatch& batc
   if (n == 0) return OkStatus();
 
   const StepPlan plan = MakeStepPlan(batch, cache.spec());
-  const LayerContext lc{exec, c, weights_, rope_sliding_, rope_full_, batch, plan, cache, buffers_,
-                        static_cast<float>(c.rms_norm_eps)};
-  EmbedTokens(lc);
-  tensor::TensorView x = buffers_.x.View({n, H});
-  Record(hidden_states, x);
-  for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
-    AttentionBlock(lc, l);
-    FeedForwardBlock(lc, l);
-    if (c.hidden_size_per_layer_input > 0) PerLayerInputBlock(lc, l);
-    kernels::Scale(exec, x, weights_.layers[l].layer_scalar);
-    if (l + 1 < c.num_hidden_layers) Record(hidden_states, x);
-  }
+  const LayerContext full{exec, c, weights_, rope_sliding_, rope_full_, batch, plan, cache, buffers_,
+                          static_cast<float>(c.rms_norm_eps)};
+  EmbedTokens(full);
+  Record(hidden_states, buffers_.x.View({n, H}));
+  ForwardBatch kept;  // the logit rows, once the KV-shared layers are reached
+  StepPlan kept_plan;
+  const ForwardBatch& live = RunLayers(full, &kept, &kept_plan, hidden_states);
+  const int64_t rows_now = live.num_tokens();
+  const tensor::TensorView x = buffers_.x.View({rows_now, H});
   if (hidden_states != nullptr) {
     tensor::TensorView normed = buffers_.normed.View({n, H});
-    kernels::RmsNorm(exec, x, weights_.final_norm, normed, lc.eps);
+    kernels::RmsNorm(exec, x, weights_.final_norm, normed, full.eps);
     Record(hidden_states, normed);
   }
   if (rows == 0) return OkStatus();
+  // Tied LM head over the logit rows (sequences in order, offsets ascending), then the soft-cap.
   tensor::TensorView head = buffers_.head.View({rows, H});
   int64_t r = 0;
-  for (const auto& sq : batch.sequences) {
+  for (const auto& sq : live.sequences) {
     for (int32_t off : sq.logit_offsets) {
       std::copy_n(x.As<const float>() + (sq.token_begin + off) * H, H, head.As<float>() + (r++) * H);
     }
   }
-  kernels::RmsNorm(exec, head, weights_.final_norm, head, lc.eps);
+  kernels::RmsNorm(exec, head, weights_.final_norm, head, full.eps);
   kernels::Linear(exec, head, weights_.embed, logits);
   if (c.final_logit_softcapping > 0.0) kernels::SoftCap(exec, logits, static_cast<float>(c.final_logit_softcapping));
   return OkStatus();
+}
+
+const ForwardBatch& Model::RunLayers(const LayerContext& full, ForwardBatch* kept, StepPlan* kept_plan,
+                                     HiddenStates* hidden_states) {
+  const Config& c = config();
+  const int64_t n = full.batch.num_tokens(), H = c.hidden_size, L = c.num_hidden_layers;
+  // From the first KV-shared layer on only the logit rows are computed (unless every layer's
+  // output is recorded): those layers write no KV, so the other rows are dead (§6).
+  const int64_t first_shared = c.num_kv_shared_layers > 0 ? c.first_kv_shared_layer() : L;
+  const LayerContext* lc = &full;
+  std::optional<LayerContext> kept_context;
+  for (int64_t l = 0; l < L; ++l) {
+    if (l == first_shared && hidden_states == nullptr && full.batch.num_logit_rows() < n) {
+      std::vector<int64_t> source_rows;
+      *kept = LogitRowsBatch(full.batch, &source_rows);
+      CompactRows(buffers_.x, n, H, source_rows);
+      if (c.hidden_size_per_layer_input > 0) CompactRows(buffers_.ple, n, L * c.hidden_size_per_layer_input, source_rows);
+      *kept_plan = MakeStepPlan(*kept, full.cache.spec());
+      kept_context.emplace(LayerContext{full.exec, c, weights_, rope_sliding_, rope_full_, *kept, *kept_plan,
+                                        full.cache, buffers_, full.eps});
+      lc = &*kept_context;
+      if (kept->num_tokens() == 0) break;
+    }
+    AttentionBlock(*lc, l);
+    FeedForwardBlock(*lc, l);
+    if (c.hidden_size_per_layer_input > 0) PerLayerInputBlock(*lc, l);
+    const tensor::TensorView x = buffers_.x.View({lc->batch.num_tokens(), H});
+    kernels::Scale(full.exec, x, weights_.layers[l].layer_scalar);
+    if (l + 1 < L) Record(hidden_states, x);
+  }
+  return lc->batch;
 }
 
 }  // namespace gemmad::model::gemma4

@@ -18,6 +18,7 @@
 #include "model/forward_batch.h"
 #include "model/gemma4/checkpoint.h"
 #include "model/gemma4/config.h"
+#include "model/gemma4/layer_blocks.h"
 #include "model/gemma4/step_buffers.h"
 #include "model/gemma4/weights.h"
 #include "model/kv_cache.h"
@@ -57,6 +58,10 @@ class Model {
  private:
   Model() = default;
   Status CheckCache(const KvCache& cache) const;
+  // Runs the decoder layers over buffers_.x; returns the batch of the rows still live at the end
+  // (`full`'s, or *kept: only the logit rows, once KV-shared layers are reached).
+  const ForwardBatch& RunLayers(const LayerContext& full, ForwardBatch* kept, StepPlan* kept_plan,
+                                HiddenStates* hidden_states);
 
   Checkpoint checkpoint_;
   Weights weights_;
