@@ -45,6 +45,13 @@ Value ArgBinder::Get(size_t index, Value fallback) const {
   return Has(index) ? *bound_[index] : std::move(fallback);
 }
 
+int64_t IntArg(Interp& in, const Value& v, const char* what) {
+  if (!v.is_integral()) {
+    in.Fail(std::string(what) + ": '" + std::string(PyTypeName(v)) + "' object cannot be interpreted as an integer");
+  }
+  return v.int_value();
+}
+
 namespace {
 
 // ---- tests ----
@@ -178,15 +185,15 @@ Value GRange(Interp& in, Args& a) {
     if (a.pos.size() == 3) step = a.pos[2].int_value();
   }
   if (step == 0) in.Fail("range() arg 3 must not be zero");
-  int64_t n = 0;
-  if (step > 0 && stop > start) n = (stop - start + step - 1) / step;
-  if (step < 0 && stop < start) n = (start - stop - step - 1) / -step;
+  __int128 n = 0;
+  if (step > 0 && stop > start) n = (static_cast<__int128>(stop) - start + step - 1) / step;
+  if (step < 0 && stop < start) n = (static_cast<__int128>(start) - stop - step - 1) / -static_cast<__int128>(step);
   if (n > kMaxRange) {
     in.Fail("Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).");
   }
   std::vector<Value> items;
   items.reserve(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) items.push_back(Value::Int(start + i * step));
+  for (int64_t i = 0; i < static_cast<int64_t>(n); ++i) items.push_back(Value::Int(start + i * step));
   return Value::Range(start, stop, step, std::move(items));
 }
 

@@ -2,6 +2,7 @@
 // when parsing (a filter/test id is stored in the AST) and called by the interpreter.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -31,6 +32,9 @@ FilterFn GetFilter(int id);
 TestFn GetTest(int id);
 GlobalFn GetGlobal(int id);
 std::string_view GlobalName(int id);
+
+// An integer argument (bool counts); anything else fails like Python's TypeError.
+int64_t IntArg(Interp& in, const Value& v, const char* what);
 
 // Python-style argument binding: takes parameter `index` from positional args or `name` from
 // keyword args; returns `fallback` when absent. Binding errors are thrown as template errors.

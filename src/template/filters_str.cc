@@ -51,6 +51,10 @@ bool ParsePyInt(std::string_view s, int base, int64_t* out) {
     neg = s[0] == '-';
     s.remove_prefix(1);
   }
+  if (base == 0) {
+    char p = s.size() > 2 && s[0] == '0' ? static_cast<char>(s[1] | 0x20) : '\0';
+    base = p == 'x' ? 16 : (p == 'o' ? 8 : (p == 'b' ? 2 : 10));
+  }
   if (base == 16 && s.size() > 2 && s[0] == '0' && (s[1] | 0x20) == 'x') s.remove_prefix(2);
   if (base == 8 && s.size() > 2 && s[0] == '0' && (s[1] | 0x20) == 'o') s.remove_prefix(2);
   if (base == 2 && s.size() > 2 && s[0] == '0' && (s[1] | 0x20) == 'b') s.remove_prefix(2);
@@ -248,15 +252,18 @@ Value FTruncate(Interp& in, const Value& v, Args& a) {
   ArgBinder b(in, a, "truncate", {"length", "killwords", "end", "leeway"});
   b.Finish();
   std::vector<uint32_t> cps = Cps(PyStr(v));
-  int64_t length = b.Get(0, Value::Int(255)).int_value();
+  Value length_v = b.Get(0, Value::Int(255)), leeway_v = b.Get(3, Value::Int(5));
+  if (!length_v.is_number() || !leeway_v.is_number()) in.Fail("truncate: length and leeway must be numbers");
+  double length = length_v.as_double(), leeway = leeway_v.as_double();
   bool killwords = b.Get(1, Value::Bool(false)).Truthy();
   std::string end = PyStr(b.Get(2, S("...")));
-  int64_t leeway = b.Get(3, Value::Int(5)).int_value();
   int64_t end_len = static_cast<int64_t>(CodepointCount(end));
-  if (length < end_len) in.Fail("expected length >= " + std::to_string(end_len) + ", got " + std::to_string(length));
-  if (leeway < 0) in.Fail("expected leeway >= 0, got " + std::to_string(leeway));
-  if (static_cast<int64_t>(cps.size()) <= length + leeway) return S(FromCps(cps, 0, cps.size()));
-  std::string head = FromCps(cps, 0, static_cast<size_t>(length - end_len));
+  if (length < static_cast<double>(end_len)) in.Fail("expected length >= " + std::to_string(end_len));
+  if (leeway < 0) in.Fail("expected leeway >= 0");
+  if (static_cast<double>(cps.size()) <= length + leeway) return S(FromCps(cps, 0, cps.size()));
+  // Python slices s[:length - len(end)], which needs an int.
+  int64_t cut = IntArg(in, length_v, "slice index") - end_len;
+  std::string head = FromCps(cps, 0, static_cast<size_t>(cut));
   if (killwords) return S(head + end);
   size_t sp = head.rfind(' ');
   if (sp != std::string::npos) head.resize(sp);
@@ -280,7 +287,7 @@ Value FCenter(Interp& in, const Value& v, Args& a) {
   ArgBinder b(in, a, "center", {"width"});
   b.Finish();
   std::string s = PyStr(v);
-  int64_t width = b.Get(0, Value::Int(80)).int_value();
+  int64_t width = IntArg(in, b.Get(0, Value::Int(80)), "width");
   int64_t len = static_cast<int64_t>(CodepointCount(s));
   if (width <= len) return S(s);
   in.CheckSize(static_cast<size_t>(width));
@@ -334,7 +341,9 @@ Value FInt(Interp& in, const Value& v, Args& a) {
   ArgBinder b(in, a, "int", {"default", "base"});
   b.Finish();
   Value dflt = b.Get(0, Value::Int(0));
-  int base = static_cast<int>(b.Get(1, Value::Int(10)).int_value());
+  // An invalid base makes Python's int() raise ValueError, which the filter swallows.
+  int64_t base_arg = IntArg(in, b.Get(1, Value::Int(10)), "base");
+  int base = (base_arg == 0 || (base_arg >= 2 && base_arg <= 36)) ? static_cast<int>(base_arg) : -1;
   if (v.is_undefined()) in.FailUndefined(v);
   if (v.is_integral()) return Value::Int(v.int_value());
   if (v.type() == Type::kFloat) {
@@ -346,7 +355,7 @@ Value FInt(Interp& in, const Value& v, Args& a) {
   }
   if (v.is_string()) {
     int64_t i;
-    if (ParsePyInt(v.str(), base, &i)) return Value::Int(i);
+    if (base >= 0 && ParsePyInt(v.str(), base, &i)) return Value::Int(i);
     double d;
     if (ParsePyFloat(v.str(), &d)) {
       if (std::isnan(d)) return dflt;

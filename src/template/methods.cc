@@ -55,7 +55,7 @@ Value Split(Interp& in, const std::string& s, Args& a, bool right) {
   ArgBinder b(in, a, right ? "rsplit" : "split", {"sep", "maxsplit"});
   b.Finish();
   Value sep_v = b.Get(0, Value::None());
-  int64_t maxsplit = b.Get(1, Value::Int(-1)).int_value();
+  int64_t maxsplit = IntArg(in, b.Get(1, Value::Int(-1)), "maxsplit");
   std::vector<Value> parts;
   if (sep_v.is_none()) {
     std::vector<uint32_t> cps = Cps(s);
@@ -138,7 +138,7 @@ Value Search(Interp& in, const std::string& s, const std::string& name, Args& a)
   int64_t n = static_cast<int64_t>(hay.size());
   auto idx = [&](size_t k, int64_t dflt) {
     if (a.pos.size() <= k || a.pos[k].is_none()) return dflt;
-    int64_t i = a.pos[k].int_value();
+    int64_t i = IntArg(in, a.pos[k], "slice index");
     if (i < 0) i = std::max<int64_t>(0, i + n);
     return std::min(i, n);
   };
@@ -183,7 +183,7 @@ Value Search(Interp& in, const std::string& s, const std::string& name, Args& a)
 Value Pad(Interp& in, const std::string& s, const std::string& name, Args& a) {
   ArgBinder b(in, a, name, {"width", "fillchar"});
   b.Finish();
-  int64_t width = b.Get(0).int_value();
+  int64_t width = IntArg(in, b.Get(0), "width");
   std::string fill = PyStr(b.Get(1, S(" ")));
   if (CodepointCount(fill) != 1) in.Fail("The fill character must be exactly one character long");
   int64_t len = static_cast<int64_t>(CodepointCount(s));
@@ -318,7 +318,7 @@ Value StrMethod(Interp& in, const std::string& s, const std::string& name, Args&
   if (name == "zfill") {
     ArgBinder b(in, a, "zfill", {"width"});
     b.Finish();
-    int64_t width = b.Get(0).int_value();
+    int64_t width = IntArg(in, b.Get(0), "width");
     int64_t len = static_cast<int64_t>(CodepointCount(s));
     if (width <= len) return S(s);
     in.CheckSize(static_cast<size_t>(width));

@@ -31,6 +31,13 @@ CASES = [
     ("ws_raw_block", "{% raw %}{{ not evaluated }} {% if %}{% endraw %}!", {}),
     ("ws_raw_block_minus", "a  {%- raw -%}  {{x}}  {%- endraw -%}  b", {}),
     ("ws_unicode_space_strip", "a\u3000{%- if true %}b{% endif %}", {}),
+    ("ws_lone_braces", "a { b } {x} }} {% if true %}{{ '{' }}{% endif %} %} #}", {}),
+    ("ws_tabs_lstrip", "x\n\t \t{% if true %}\n\ty\n\t{% endif %}\nz", {}),
+    ("ws_comment_minus_start", "a \n {#- c #} b\n  {# d -#}\n  e", {}),
+    ("ws_tag_at_eof", "abc\n{%- if true %}{% endif -%}", {}),
+    ("ws_raw_plus_lstrip", "a\n  {% raw %}x{% endraw %}\n  {%+ raw %}y{% endraw +%}\nz", {}),
+    ("ws_var_then_block_line", "{{ 1 }}\n  {% if true %}\n  two\n  {% endif %}\n{{ 3 }}", {}),
+    ("ws_nested_blocks_indent", "<ul>\n  {% for i in [1, 2] %}\n    {% if i > 1 %}\n    <li>{{ i }}</li>\n    {% endif %}\n  {% endfor %}\n</ul>", {}),
     # --- if / elif / else ---
     ("if_elif_else", "{% for x in [1, 2, 3] %}{% if x == 1 %}one{% elif x == 2 %}two{% else %}other{% endif %};{% endfor %}", {}),
     ("if_truthiness", "{% for v in values %}{{ 'T' if v else 'F' }}{% endfor %}",

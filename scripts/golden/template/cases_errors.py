@@ -75,6 +75,9 @@ CASES = [
     ("err_percent_not_enough", "{{ '%s %s' % ('a',) }}", {}),
     ("err_split_empty_sep", "{{ 'abc'.split('') }}", {}),
     ("err_truncate_too_short", "{{ 'abcdef'|truncate(2) }}", {}),
+    ("err_ljust_float_width", "{{ 'a'.ljust(2.5) }}", {}),
+    ("err_truncate_float_cut", "{{ 'abcdefghijklmnop'|truncate(5.5) }}", {}),
+    ("err_split_float_maxsplit", "{{ 'a b'.split(' ', 1.0) }}", {}),
     # --- sandbox ---
     ("err_sandbox_list_append", "{{ messages.append(1) }}", {"messages": [1]}),
     ("err_sandbox_dict_update", "{% set d = {} %}{{ d.update({'a': 1}) }}", {}),

@@ -39,6 +39,8 @@ CASES = [
     ("f_string_safe_escape", "{{ 5|string ~ 'x' }} {{ [1]|string }} {{ '<a href=\"x\">&\\'</a>'|e }} {{ '<b>'|escape }} {{ '<b>'|safe }} {{ none|e }}", {}),
     ("f_indent", "[{{ 'a\\nb\\n\\nc'|indent }}][{{ 'a\\nb'|indent(2, true) }}][{{ 'a\\n\\nb'|indent(2, blank=true) }}][{{ 'x\\r\\ny'|indent('> ') }}]", {}),
     ("f_truncate_wordcount", "{{ 'The quick brown fox jumps over the lazy dog'|truncate(20) }}|{{ 'The quick brown fox jumps'|truncate(12, true) }}|{{ 'short'|truncate(10) }}|{{ 'hello wide world, how are you'|wordcount }}", {}),
+    ("f_int_bases", "{{ '0x1f'|int(0, 0) }} {{ 'ff'|int(base=16) }} {{ '12'|int(base=99) }} {{ '101'|int(base=2) }} {{ '1.5'|int(base=99) }} {{ '0b11'|int(base=0) }}", {}),
+    ("f_truncate_float_length", "{{ 'abc'|truncate(10.5) }}|{{ 'abcdef'|truncate(5, leeway=2.5) }}", {}),
     ("f_center_format", "[{{ 'ab'|center(7) }}][{{ '%s-%05.2f-%d%%'|format('x', 3.14159, 7) }}][{{ '%(a)s+%(b)s'|format(a=1, b=2) }}]", {}),
     ("f_batch_attr", "{{ [1, 2, 3, 4, 5]|batch(2)|list }} {{ [1, 2, 3]|batch(2, 'x')|list }} {{ users[0]|attr('name') }}", {"users": USERS}),
     ("f_filter_chain_default_trim", "{{ (m.content|default('', true))|trim|upper }}", {"m": {"content": "  hi  "}}),
