@@ -91,14 +91,27 @@ Result<StepResult> ModelRunner::Execute(const sched::SchedulerOutput& out) {
     tensor::TensorView view{logits_.data(), tensor::DType::kF32, tensor::Shape{rows, vocab}};
     GEMMAD_RETURN_IF_ERROR(model_->Forward(exec_, batch, *cache_, view));
   }
+  // Sampling: sequences without a grammar in parallel over the pool, grammar ones (whose
+  // constraint implementations may share state) here, one after another.
   StepResult result;
+  result.seqs.resize(out.seqs.size());
+  std::vector<size_t> first_row(out.seqs.size());
+  std::vector<size_t> parallel, serial;
   size_t row = 0;
   for (size_t i = 0; i < out.seqs.size(); ++i) {
-    const size_t n = rows_per_seq[i].size();
-    std::span<float> mine(logits_.data() + row * static_cast<size_t>(vocab), n * static_cast<size_t>(vocab));
-    result.seqs.push_back(registry_.Consume(out.seqs[i], mine));
-    row += n;
+    first_row[i] = row;
+    row += rows_per_seq[i].size();
+    (registry_.HasConstraint(out.seqs[i].seq_id) ? serial : parallel).push_back(i);
   }
+  auto consume = [&](size_t i) {
+    std::span<float> mine(logits_.data() + first_row[i] * static_cast<size_t>(vocab),
+                          rows_per_seq[i].size() * static_cast<size_t>(vocab));
+    result.seqs[i] = registry_.Consume(out.seqs[i], mine);
+  };
+  kernels::ParallelFor(exec_, static_cast<int64_t>(parallel.size()), 1, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) consume(parallel[static_cast<size_t>(k)]);
+  });
+  for (size_t i : serial) consume(i);
   return result;
 }
 

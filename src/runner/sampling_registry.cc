@@ -16,6 +16,7 @@ Status SamplingRegistry::Add(SequenceSetup setup) {
   Entry e;
   e.prompt = setup.prompt_token_ids;
   if (setup.params.prompt_logprobs) e.num_prompt_logprobs = *setup.params.prompt_logprobs;
+  e.has_constraint = setup.constraint != nullptr;
   e.sampler = std::make_unique<sample::SequenceSampler>(std::move(setup.params), setup.seed, e.prompt,
                                                         setup.eos_token_id, vocab_size_, std::move(setup.constraint));
   seqs_.emplace(setup.seq_id, std::move(e));
@@ -23,6 +24,11 @@ Status SamplingRegistry::Add(SequenceSetup setup) {
 }
 
 void SamplingRegistry::Remove(kv::SeqId id) { seqs_.erase(id); }
+
+bool SamplingRegistry::HasConstraint(kv::SeqId id) const {
+  auto it = seqs_.find(id);
+  return it != seqs_.end() && it->second.has_constraint;
+}
 
 std::vector<int32_t> SamplingRegistry::LogitRows(const sched::ScheduledSeq& s) const {
   auto it = seqs_.find(s.seq_id);

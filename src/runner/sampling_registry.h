@@ -21,13 +21,15 @@ class SamplingRegistry {
   Status Add(SequenceSetup setup);
   void Remove(kv::SeqId id);
   bool Has(kv::SeqId id) const { return seqs_.count(id) != 0; }
+  // True when the sequence samples under a grammar (its Consume must stay on the engine thread).
+  bool HasConstraint(kv::SeqId id) const;
   size_t size() const { return seqs_.size(); }
 
   // Offsets into the scheduled tokens (0 = position num_computed_tokens) whose logits the
   // step needs, ascending.
   std::vector<int32_t> LogitRows(const sched::ScheduledSeq& s) const;
   // `rows` holds LogitRows(s).size() logits rows of vocab_size floats, in that order; they are
-  // used as scratch.
+  // used as scratch. Calls for different sequences may run concurrently (no Add/Remove meanwhile).
   SeqStepResult Consume(const sched::ScheduledSeq& s, std::span<float> rows);
 
  private:
@@ -35,6 +37,7 @@ class SamplingRegistry {
     std::unique_ptr<sample::SequenceSampler> sampler;
     std::vector<int32_t> prompt;
     int32_t num_prompt_logprobs = -1;  // -1 = not requested
+    bool has_constraint = false;
     int64_t prompt_logprobs_done = 1;  // next prompt token index to score
   };
   int32_t vocab_size_;

@@ -19,7 +19,7 @@ double LogSumExp(std::span<const float> logits) {
   if (!Finite(mx)) return -std::numeric_limits<double>::infinity();
   double sum = 0.0;
   for (float x : logits) {
-    if (Finite(x)) sum += std::exp(static_cast<double>(x) - mx);
+    if (Finite(x)) sum += std::exp(x - mx);
   }
   return mx + std::log(sum);
 }
@@ -36,23 +36,44 @@ TokenLogprobs GatherLogprobs(std::span<const float> logits, int32_t token, int32
   const float mine = logits[static_cast<size_t>(token)];
   int32_t rank = 0;
   for (float x : logits) {
-    if (x >= mine || (!Finite(mine) && !std::isnan(x))) ++rank;
+    if (x >= mine) ++rank;  // NaN compares false
   }
   out.rank = std::max(rank, 1);
   const int32_t vocab = static_cast<int32_t>(logits.size());
   const int32_t k = std::clamp(num_top, 0, vocab);
   if (k > 0) {
-    std::vector<int32_t> ids(static_cast<size_t>(vocab));
-    for (int32_t i = 0; i < vocab; ++i) ids[static_cast<size_t>(i)] = i;
-    auto better = [&](int32_t a, int32_t b) {
-      float la = logits[static_cast<size_t>(a)], lb = logits[static_cast<size_t>(b)];
-      if (std::isnan(la)) la = kNegInf;
-      if (std::isnan(lb)) lb = kNegInf;
+    auto value = [&](int32_t t) {
+      float x = logits[static_cast<size_t>(t)];
+      return std::isnan(x) ? kNegInf : x;
+    };
+    // "a ranks before b": larger logit, then smaller id.
+    auto before = [&](int32_t a, int32_t b) {
+      const float la = value(a), lb = value(b);
       return la != lb ? la > lb : a < b;
     };
-    std::partial_sort(ids.begin(), ids.begin() + k, ids.end(), better);
-    out.top.reserve(static_cast<size_t>(k));
-    for (int32_t i = 0; i < k; ++i) out.top.push_back({ids[static_cast<size_t>(i)], lp(ids[static_cast<size_t>(i)])});
+    std::vector<int32_t> ids;
+    if (k <= 64) {
+      // One pass with a k-element heap whose top is the worst kept token.
+      ids.reserve(static_cast<size_t>(k) + 1);
+      for (int32_t t = 0; t < vocab; ++t) {
+        if (static_cast<int32_t>(ids.size()) < k) {
+          ids.push_back(t);
+          std::push_heap(ids.begin(), ids.end(), before);
+        } else if (before(t, ids.front())) {
+          std::pop_heap(ids.begin(), ids.end(), before);
+          ids.back() = t;
+          std::push_heap(ids.begin(), ids.end(), before);
+        }
+      }
+      std::sort(ids.begin(), ids.end(), before);
+    } else {
+      ids.resize(static_cast<size_t>(vocab));
+      for (int32_t i = 0; i < vocab; ++i) ids[static_cast<size_t>(i)] = i;
+      std::partial_sort(ids.begin(), ids.begin() + k, ids.end(), before);
+      ids.resize(static_cast<size_t>(k));
+    }
+    out.top.reserve(ids.size());
+    for (int32_t t : ids) out.top.push_back({t, lp(t)});
   }
   return out;
 }
@@ -117,48 +138,66 @@ int32_t ArgMax(std::span<const float> logits) {
 
 int32_t SampleFiltered(std::span<const float> logits, float temperature, int32_t top_k, float top_p,
                        float min_p, double uniform, FilterScratch* scratch) {
-  auto& cand = scratch->cand;
+  auto& cand = scratch->cand;  // first (logit, id), then (probability / max probability, id)
   cand.clear();
   float mx = kNegInf;
   for (float x : logits) {
     if (Finite(x) && x > mx) mx = x;
   }
   if (!Finite(mx)) return -1;
-  const double inv_t = 1.0 / static_cast<double>(temperature);
+  const double t = static_cast<double>(temperature);
+  // min_p: prob >= min_p * max prob  <=>  logit >= max + T * ln(min_p).
+  const double floor = min_p > 0.0f ? mx + t * std::log(static_cast<double>(min_p)) : -1e300;
+  if (top_k <= 0 && top_p >= 1.0f) {  // temperature (and min_p) only: no candidate list needed
+    auto& r = scratch->values;
+    r.assign(logits.size(), 0.0f);
+    const float inv_t = static_cast<float>(1.0 / t);
+    double total = 0.0;
+    for (size_t i = 0; i < logits.size(); ++i) {
+      if (Finite(logits[i]) && static_cast<double>(logits[i]) >= floor) total += (r[i] = std::exp((logits[i] - mx) * inv_t));
+    }
+    const double target = uniform * total;
+    double acc = 0.0;
+    int32_t last = -1;
+    for (size_t i = 0; i < r.size(); ++i) {
+      if (r[i] <= 0.0f) continue;
+      acc += r[i];
+      last = static_cast<int32_t>(i);
+      if (acc > target) return last;
+    }
+    return last;
+  }
   for (size_t i = 0; i < logits.size(); ++i) {
-    if (!Finite(logits[i])) continue;
-    const double r = std::exp((static_cast<double>(logits[i]) - mx) * inv_t);  // prob / max prob
-    if (min_p > 0.0f && r < static_cast<double>(min_p)) continue;
-    cand.emplace_back(r, static_cast<int32_t>(i));
+    if (Finite(logits[i]) && static_cast<double>(logits[i]) >= floor) cand.emplace_back(logits[i], static_cast<int32_t>(i));
   }
   if (top_k > 0 && static_cast<size_t>(top_k) < cand.size()) {
     auto& v = scratch->values;
     v.clear();
-    for (const auto& c : cand) v.push_back(logits[static_cast<size_t>(c.second)]);
+    for (const auto& c : cand) v.push_back(static_cast<float>(c.first));
     std::nth_element(v.begin(), v.begin() + (top_k - 1), v.end(), std::greater<float>());
-    const float kth = v[static_cast<size_t>(top_k - 1)];
-    std::erase_if(cand, [&](const auto& c) { return logits[static_cast<size_t>(c.second)] < kth; });
+    const double kth = v[static_cast<size_t>(top_k - 1)];
+    std::erase_if(cand, [&](const auto& c) { return c.first < kth; });  // ties with the k-th stay
   }
+  for (auto& c : cand) c.first = std::exp(static_cast<float>((c.first - mx) / t));
   if (top_p < 1.0f) {
     double total = 0.0;
     for (const auto& c : cand) total += c.first;
+    // Tokens below (1 - p) * total / n together hold less than (1 - p) of the mass, so vLLM's
+    // ascending-cumsum rule masks all of them: drop them before sorting.
+    const double tiny = (1.0 - static_cast<double>(top_p)) * total / static_cast<double>(cand.size());
+    std::erase_if(cand, [&](const auto& c) { return c.first < tiny; });
     const double limit = static_cast<double>(top_p) * total;
-    auto desc = [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; };
-    // Sort most likely first, in growing chunks: the nucleus is usually small.
-    size_t sorted = 0, keep = cand.size();
+    std::sort(cand.begin(), cand.end(),
+              [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+    // Keep the most likely tokens while the mass before them is below p.
+    size_t keep = cand.size();
     double before = 0.0;
-    while (sorted < cand.size() && keep == cand.size()) {
-      size_t upto = std::min(cand.size(), std::max<size_t>(256, sorted * 4));
-      std::partial_sort(cand.begin() + static_cast<ptrdiff_t>(sorted), cand.begin() + static_cast<ptrdiff_t>(upto),
-                        cand.end(), desc);
-      for (size_t j = sorted; j < upto; ++j) {
-        if (before >= limit && j > 0) {
-          keep = j;
-          break;
-        }
-        before += cand[j].first;
+    for (size_t j = 0; j < cand.size(); ++j) {
+      if (before >= limit && j > 0) {
+        keep = j;
+        break;
       }
-      sorted = upto;
+      before += cand[j].first;
     }
     cand.resize(keep);
   }

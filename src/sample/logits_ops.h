@@ -51,7 +51,7 @@ int32_t ArgMax(std::span<const float> logits);
 // inverse CDF from `uniform` in [0, 1). Returns -1 when no token is finite.
 // `scratch` is reused between calls to avoid allocation.
 struct FilterScratch {
-  std::vector<std::pair<double, int32_t>> cand;  // (relative probability, token id)
+  std::vector<std::pair<double, int32_t>> cand;  // (logit, then probability / max probability; id)
   std::vector<float> values;
 };
 int32_t SampleFiltered(std::span<const float> logits, float temperature, int32_t top_k, float top_p,

@@ -3,6 +3,7 @@
 // golden for T1 (tests/golden/gemma4/t1) the greedy continuation equals the reference.
 #include <gtest/gtest.h>
 
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 #include "engine/engine.h"
 #include "engine/model_engine.h"
 #include "engine_test_util.h"
+#include "kernels/thread_pool.h"
 #include "model/gemma4/model.h"
 #include "model/gemma4/presets.h"
 #include "model/gemma4/random_checkpoint.h"
@@ -24,6 +26,7 @@ struct TinyEngineOptions {
   int32_t budget = 16;
   int32_t max_num_seqs = 8;
   bool caching = true;
+  int threads = 2;  // > 1: sampling of a step runs on the pool
 };
 
 std::string RandomCheckpoint(const std::string& preset) {
@@ -51,7 +54,10 @@ std::unique_ptr<Engine> ModelEngine(const std::string& dir, const TinyEngineOpti
   cfg.kv = kv;
   cfg.scheduler = {o.max_num_seqs, o.budget, (*model)->config().max_position_embeddings};
   cfg.eos_token_id = static_cast<int32_t>((*model)->config().eos_token_ids.at(0));
-  auto runner = runner::ModelRunner::Create(std::move(*model), kv, {});
+  // Pools live until the process ends (an engine's runner keeps a raw pointer).
+  static std::deque<std::unique_ptr<kernels::ThreadPool>> pools;
+  pools.push_back(std::make_unique<kernels::ThreadPool>(o.threads));
+  auto runner = runner::ModelRunner::Create(std::move(*model), kv, {pools.back().get()});
   EXPECT_TRUE(runner.ok()) << runner.status().ToString();
   if (!runner.ok()) return nullptr;
   auto engine = std::make_unique<Engine>(cfg, std::move(*runner));
@@ -105,6 +111,7 @@ void BatchedEqualsSequential(const std::string& preset, const TinyEngineOptions&
   alone.blocks = 256;
   alone.budget = 256;
   alone.caching = false;
+  alone.threads = 1;
   auto ref_engine = ModelEngine(dir, alone);
   for (size_t i = 0; i < reqs.size(); ++i) ExpectSame(got[i], RunOne(*ref_engine, reqs[i]), static_cast<int>(i));
 }
