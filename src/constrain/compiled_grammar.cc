@@ -52,7 +52,7 @@ Result<std::shared_ptr<const CompiledGrammar>> Compile(const ConstraintSpec& spe
   stats.num_rules = static_cast<int32_t>(shared->rule_start.size());
   stats.num_states = shared->num_positions();
   size_t bytes = shared->trans.size() * sizeof(int32_t);
-  for (const auto& lm : shared->local_masks) bytes += lm.ids.size() * sizeof(int32_t);
+  for (const auto& lm : shared->local_masks) bytes += (lm.ids.size() + lm.bits.size()) * sizeof(int32_t);
   for (const auto& pm : shared->pos_masks) {
     if (pm.local < 0) continue;
     ++stats.num_cached_states;

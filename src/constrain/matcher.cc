@@ -148,32 +148,27 @@ void Matcher::FillNextTokenBitmask(std::span<uint32_t> words) {
   GEMMAD_CHECK(words.size() >= n, "bitmask has {} words, needs {}", words.size(), n);
   std::memset(words.data(), 0, n * sizeof(uint32_t));
   if (!s.terminated) {
-    // Distinct positions: precomputed parts (complement forms first, they overwrite).
+    // Distinct positions: precomputed parts (bitmask forms first: the first one is copied).
     s.positions.clear();
     for (const Config& c : s.cur) s.positions.push_back(c.pos);
     std::sort(s.positions.begin(), s.positions.end());
     s.positions.erase(std::unique(s.positions.begin(), s.positions.end()), s.positions.end());
-    bool first_complement = true;
+    bool first_bits = true;
     for (int32_t pos : s.positions) {
       const auto& pm = p.pos_masks[static_cast<size_t>(pos)];
       if (pm.local < 0) continue;
       const auto& lm = p.local_masks[static_cast<size_t>(pm.local)];
-      if (!lm.complement) continue;
-      std::span<uint32_t> dst = words;
-      if (!first_complement) {
-        s.tmp.resize(n);
-        dst = std::span<uint32_t>(s.tmp);
+      if (lm.bits.empty()) continue;
+      if (first_bits) {
+        std::memcpy(words.data(), lm.bits.data(), n * sizeof(uint32_t));  // words were all zero
+        first_bits = false;
+      } else {
+        for (size_t i = 0; i < n; ++i) words[i] |= lm.bits[i];
       }
-      std::memcpy(dst.data(), v.ordinary_mask().data(), n * sizeof(uint32_t));
-      for (int32_t id : lm.ids) dst[static_cast<size_t>(id) >> 5] &= ~(1u << (static_cast<uint32_t>(id) & 31u));
-      if (!first_complement) {
-        for (size_t i = 0; i < n; ++i) words[i] |= s.tmp[i];
-      }
-      first_complement = false;
     }
     for (int32_t pos : s.positions) {
       const auto& pm = p.pos_masks[static_cast<size_t>(pos)];
-      if (pm.local >= 0 && !p.local_masks[static_cast<size_t>(pm.local)].complement) {
+      if (pm.local >= 0) {
         for (int32_t id : p.local_masks[static_cast<size_t>(pm.local)].ids) SetBit(words, id);
       }
       for (int32_t id : pm.extra_accepted) SetBit(words, id);

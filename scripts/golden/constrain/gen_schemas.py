@@ -52,7 +52,7 @@ class Gen:
         if r < 0.55:
             s["pattern"] = self.rng.choice(PATTERNS)
             self.mark("pattern")
-            s["maxLength"] = self.rng.randint(4, 12)
+            s["maxLength"] = self.rng.randint(8, 14)  # every pattern above fits in 8
             self.mark("maxLength")
             return s
         s["maxLength"] = self.rng.randint(0, 16)
@@ -169,11 +169,11 @@ class Gen:
         self.mark("allOf")
         a = {"type": "object", "properties": {"a": self.string()}, "required": ["a"]}
         b = {"properties": {"b": self.number()}}
-        if self.rng.random() < 0.5:
-            b["additionalProperties"] = False
+        branches = [a, b]
+        if self.rng.random() < 0.5:  # closed: a third branch names every property
+            branches.append({"properties": {"a": True, "b": True}, "additionalProperties": False})
             self.mark("additionalProperties:false")
-            a["additionalProperties"] = False
-        return {"allOf": [a, b]}
+        return {"allOf": branches}
 
     def value(self, depth):
         if depth >= 3:

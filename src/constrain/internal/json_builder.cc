@@ -36,6 +36,17 @@ ExprId JsonChar(GrammarAst& ast) {
   return ast.Alt({raw, simple, bmp, pair});
 }
 
+// The same for length-bounded strings, where \u escapes are limited to control characters
+// (\u0000-\u001f, as json.dumps writes them): every other character is written raw. Keeps the
+// unrolled length automaton small.
+ExprId BoundedJsonChar(GrammarAst& ast) {
+  ExprId raw = ast.CharClass({{0x20, 0x21}, {0x23, 0x5B}, {0x5D, 0x10FFFF}});
+  ExprId simple = ast.Seq({ast.Bytes("\\"), ast.ByteClass({{'"', '"'}, {'\\', '\\'}, {'/', '/'}, {'b', 'b'},
+                                                           {'f', 'f'}, {'n', 'n'}, {'r', 'r'}, {'t', 't'}})});
+  ExprId control = ast.Seq({ast.Bytes("\\u00"), ast.ByteClass({{'0', '1'}}), Hex(ast)});
+  return ast.Alt({raw, simple, control});
+}
+
 }  // namespace
 
 std::optional<Decimal> ParseDecimal(std::string_view t) {
@@ -112,7 +123,7 @@ ExprId JsonBuilder::AnyStringContent() {
 
 ExprId JsonBuilder::StringChar() {
   if (options_.gemma()) return ast_.CharClass({{0, 0x10FFFF}});
-  return JsonChar(ast_);
+  return BoundedJsonChar(ast_);
 }
 
 ExprId JsonBuilder::GemmaSafeText() {
@@ -216,26 +227,28 @@ ExprId JsonBuilder::Literal(std::string_view json_text) {
   auto j = nlohmann::ordered_json::parse(json_text, nullptr, false);
   if (j.is_discarded()) return ast_.Bytes(json_text);
   if (options_.gemma()) return GemmaLiteral(j);
-  // Python json.dumps(ensure_ascii=False) spacing: ", " and ": ".
-  std::string compact = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  std::string out;
-  bool in_string = false;
-  for (size_t i = 0; i < compact.size(); ++i) {
-    const char c = compact[i];
-    out += c;
-    if (in_string) {
-      if (c == '\\') {
-        out += compact[++i];
-      } else if (c == '"') {
-        in_string = false;
+  return JsonLiteral(j);
+}
+
+// A JSON value with exactly these members and items, spaced by the whitespace policy.
+ExprId JsonBuilder::JsonLiteral(const nlohmann::ordered_json& j) {
+  if (j.is_object() || j.is_array()) {
+    const bool obj = j.is_object();
+    std::vector<ExprId> parts = {Open(obj ? '{' : '[')};
+    size_t i = 0;
+    for (auto it = j.begin(); it != j.end(); ++it, ++i) {
+      if (i) parts.push_back(ItemSeparator());
+      if (obj) {
+        parts.push_back(ast_.Bytes(nlohmann::ordered_json(it.key()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
+        parts.push_back(KeySeparator());
       }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == ',' || c == ':') {
-      out += ' ';
+      parts.push_back(JsonLiteral(*it));
     }
+    if (i) parts.push_back(Ws());
+    parts.push_back(ast_.Bytes(obj ? "}" : "]"));
+    return ast_.Seq(std::move(parts));
   }
-  return ast_.Bytes(out);
+  return ast_.Bytes(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 void JsonBuilder::BuildAnyRules() {

@@ -71,7 +71,7 @@ class JsonBuilder {
                               std::string_view where);
   Result<int32_t> NumberRule(const std::optional<NumberBound>& lo, const std::optional<NumberBound>& hi,
                              std::string_view where);
-  // The exact JSON text of `json_text` (a value, already valid JSON) under the spacing policy.
+  // The JSON value `json_text` (valid JSON) with members in the given order, spaced by the policy.
   ExprId Literal(std::string_view json_text);
   // The rule for any JSON value (created once).
   int32_t AnyValueRule();
@@ -84,6 +84,7 @@ class JsonBuilder {
   void BuildAnyRules();
   ExprId GemmaSafeText();
   ExprId GemmaLiteral(const nlohmann::ordered_json& j);
+  ExprId JsonLiteral(const nlohmann::ordered_json& j);
   RegexTarget Target() const;
   GrammarAst& ast_;
   JsonOptions options_;

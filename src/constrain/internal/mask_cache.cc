@@ -24,6 +24,7 @@ class Walker {
   std::vector<int32_t> WalkLocal(int32_t pos) {
     for (int32_t i : touched_) marks_[static_cast<size_t>(i)] = 0;
     touched_.clear();
+    if (p_.rule_pure[static_cast<size_t>(p_.pos_rule[static_cast<size_t>(pos)])]) return WalkPure(pos);
     arena_.Clear();
     Stepper st(p_, arena_, PopMode::kLocal);
     std::vector<int32_t> accepted;
@@ -92,6 +93,48 @@ class Walker {
   }
 
  private:
+  // The same walk for a rule without calls or tokens: one DFA state per depth, and "escaped"
+  // (the rule could have ended after at least one byte of the token) per depth.
+  std::vector<int32_t> WalkPure(int32_t pos) {
+    std::vector<int32_t> accepted;
+    int32_t state[257];
+    bool escaped[257];
+    int32_t path[257] = {0};
+    state[0] = pos;
+    escaped[0] = false;
+    // Ending the root when nothing calls it ends the output: nothing can follow.
+    const int32_t rule = p_.pos_rule[static_cast<size_t>(pos)];
+    const bool can_escape = rule != p_.root_rule || !p_.return_sites[static_cast<size_t>(rule)].empty();
+    const auto n = static_cast<int32_t>(trie_.nodes.size());
+    for (int32_t i = 1; i < n;) {
+      const TrieNode& node = trie_.nodes[static_cast<size_t>(i)];
+      const uint32_t d = node.depth;
+      path[d] = i;
+      const int32_t prev = state[d - 1];
+      const int32_t t = prev >= 0 ? p_.Step(prev, node.byte) : -1;
+      const bool esc = escaped[d - 1] || (can_escape && d >= 2 && prev >= 0 && p_.pos_final[static_cast<size_t>(prev)]);
+      if (t < 0 && !esc) {
+        i = node.subtree_end;
+        continue;
+      }
+      state[d] = t;
+      escaped[d] = esc;
+      if (node.token_begin < node.token_end) {
+        if (t >= 0) {
+          for (int32_t k = node.token_begin; k < node.token_end; ++k) accepted.push_back(trie_.token_ids[static_cast<size_t>(k)]);
+        } else {
+          Mark(i, kTokensUndecided);
+          for (uint32_t e = d; e >= 1; --e) {
+            if (marks_[static_cast<size_t>(path[e])] & kSubtreeUndecided) break;
+            Mark(path[e], kSubtreeUndecided);
+          }
+        }
+      }
+      ++i;
+    }
+    return accepted;
+  }
+
   void Mark(int32_t i, uint8_t bit) {
     if (marks_[static_cast<size_t>(i)] == 0) touched_.push_back(i);
     marks_[static_cast<size_t>(i)] |= bit;
@@ -106,21 +149,16 @@ class Walker {
   std::vector<Config> seeds_;
 };
 
-LocalMask MakeLocalMask(std::vector<int32_t> accepted, const Vocabulary& vocab) {
+LocalMask MakeLocalMask(const std::vector<int32_t>& accepted, const Vocabulary& vocab) {
+  constexpr size_t kMaxListSize = 2048;  // beyond this a 32 KiB bitmask is smaller and faster
   LocalMask m;
-  std::sort(accepted.begin(), accepted.end());
-  const size_t ordinary = vocab.trie().token_ids.size();
-  if (accepted.size() * 2 <= ordinary) {
-    m.ids = std::move(accepted);
+  if (accepted.size() <= kMaxListSize) {
+    m.ids = accepted;
+    std::sort(m.ids.begin(), m.ids.end());
     return m;
   }
-  m.complement = true;
-  std::vector<uint8_t> in(static_cast<size_t>(vocab.size()), 0);
-  for (int32_t id : accepted) in[static_cast<size_t>(id)] = 1;
-  for (int32_t id : vocab.trie().token_ids) {
-    if (!in[static_cast<size_t>(id)]) m.ids.push_back(id);
-  }
-  std::sort(m.ids.begin(), m.ids.end());
+  m.bits.assign(static_cast<size_t>(vocab.bitmask_words()), 0u);
+  for (int32_t id : accepted) m.bits[static_cast<size_t>(id) >> 5] |= 1u << (static_cast<uint32_t>(id) & 31u);
   return m;
 }
 

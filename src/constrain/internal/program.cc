@@ -279,7 +279,10 @@ Result<Program> BuildProgram(const GrammarAst& ast, const ProgramLimits& limits)
   Program p;
   p.root_rule = root;
   Link(l, prod, p);
-  for (size_t r = 0; r < l.dfas.size(); ++r) p.rule_names[r] = ast.rules()[r].name;
+  for (size_t r = 0; r < l.dfas.size(); ++r) {
+    p.rule_names[r] = ast.rules()[r].name;
+    p.rule_pure.push_back(l.dfas[r].HasSymbols() ? 0 : 1);
+  }
   ComputeNullable(p);
   GEMMAD_RETURN_IF_ERROR(CheckLeftRecursion(p));
   ComputeMinComplete(p);

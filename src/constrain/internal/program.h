@@ -20,10 +20,11 @@ struct SymEdge {
   int32_t to = -1;   // global position
 };
 
-// Token split of one position, shared by positions that behave alike within their rule.
+// Tokens accepted from a position whatever the enclosing rules; shared by positions that behave
+// alike within their rule. Small sets are id lists, large ones bitmasks ([bitmask_words]).
 struct LocalMask {
-  bool complement = false;           // ids lists the ordinary tokens NOT accepted
-  std::vector<int32_t> ids;          // accepted ids (or the complement), ascending
+  std::vector<int32_t> ids;    // accepted ids, ascending (when bits is empty)
+  std::vector<uint32_t> bits;  // accepted ids as a bitmask (when non-empty)
 };
 
 // What FillNextTokenBitmask needs per position with byte edges.
@@ -47,6 +48,7 @@ struct Program {
   std::vector<int32_t> pos_trans;      // offset into trans for the position's byte classes
   std::vector<std::array<uint8_t, 256>> rule_byte_class;
   std::vector<int32_t> rule_num_classes;
+  std::vector<uint8_t> rule_pure;      // no calls and no special-token edges
   std::vector<int32_t> trans;          // target position or -1
   std::vector<int32_t> ref_begin;      // CSR over refs, size num_positions + 1
   std::vector<SymEdge> refs;

@@ -267,15 +267,15 @@ class Parser {
       default: break;
     }
     if (c >= '1' && c <= '9') {
-      --i_;
+      i_ -= 2;  // report at the backslash
       return Unsupported("a backreference");
     }
     if (c == 'k' || c == 'p' || c == 'P') {
-      --i_;
+      i_ -= 2;
       return Unsupported(fmt::format("the escape \\{}", c));
     }
     if (std::isalnum(static_cast<unsigned char>(c))) {
-      --i_;
+      i_ -= 2;
       return Error(fmt::format("unknown escape \\{}", c));
     }
     --i_;  // an escaped punctuation or non-ASCII character stands for itself

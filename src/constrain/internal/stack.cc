@@ -59,7 +59,14 @@ bool Stepper::Close(const std::vector<Config>& seeds, std::vector<Config>& out) 
     }
     switch (mode_) {
       case PopMode::kRuntime: complete = true; break;
-      case PopMode::kLocal: Visit({kEscaped, kBottom, 1}); break;
+      case PopMode::kLocal: {
+        // Ending the root when nothing calls it ends the output: no context can continue.
+        const int32_t rule = p_.pos_rule[u];
+        if (rule != p_.root_rule || !p_.return_sites[static_cast<size_t>(rule)].empty()) {
+          Visit({kEscaped, kBottom, 1});
+        }
+        break;
+      }
       case PopMode::kContext: {
         const int32_t rule = p_.pos_rule[u];
         const auto& sites = p_.return_sites[static_cast<size_t>(rule)];

@@ -1,0 +1,100 @@
+// Request-surface parsing and compile errors: precise messages for bad input.
+#include "constrain/request.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "constrain/compiled_grammar.h"
+#include "constrain/testing/small_vocab.h"
+
+namespace gemmad::constrain {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Result<std::optional<ConstraintSpec>> Parse(const char* body) {
+  return ParseRequestConstraint(Json::parse(body), StructuredOutputsConfig{});
+}
+
+TEST(Request, ResponseFormatAndStructuredOutputs) {
+  auto a = Parse(R"({"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":{"type":"object","properties":{"b":{},"a":{}}},"strict":true}}})");
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_TRUE(a->has_value());
+  EXPECT_EQ((*a)->kind, ConstraintKind::kJsonSchema);
+  EXPECT_EQ((*a)->json_schema, R"({"type":"object","properties":{"b":{},"a":{}}})");  // order kept
+  auto b = Parse(R"({"structured_outputs":{"choice":["x","y"],"disable_any_whitespace":true}})");
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ((*b)->kind, ConstraintKind::kChoice);
+  EXPECT_TRUE((*b)->disable_any_whitespace);
+  auto c = Parse(R"({"guided_regex":"a+"})");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ((*c)->regex, "a+");
+  auto d = Parse(R"({"response_format":{"type":"text"}})");
+  ASSERT_TRUE(d.ok());
+  EXPECT_FALSE(d->has_value());
+  auto e = Parse(R"({"structured_outputs":{"json":"{\"type\":\"integer\"}"}})");
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ((*e)->json_schema, R"({"type":"integer"})");
+}
+
+TEST(Request, Errors) {
+  EXPECT_EQ(Parse(R"({"response_format":{"type":"json_schema"}})").status().message(),
+            "response_format: type json_schema requires the field json_schema");
+  EXPECT_EQ(Parse(R"({"structured_outputs":{"json":{},"regex":"a"}})").status().message(),
+            "structured_outputs: only one of json, regex, choice, grammar, json_object may be set "
+            "(got structured_outputs.json, structured_outputs.regex)");
+  EXPECT_EQ(Parse(R"({"structured_outputs":{"choice":[]}})").status().message(),
+            "structured_outputs.choice: must be a non-empty array of strings");
+  EXPECT_EQ(Parse(R"({"structured_outputs":{"structural_tag":{}}})").status().code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(Parse(R"({"response_format":{"type":"yaml"}})").status().message(),
+            "response_format.type: must be one of text, json_object, json_schema, got \"yaml\"");
+  EXPECT_FALSE(ParseStructuredOutputsConfig(R"({"backend":"magic"})").ok());
+  auto cfg = ParseStructuredOutputsConfig(R"({"backend":"xgrammar","enable_in_reasoning":true})");
+  ASSERT_TRUE(cfg.ok());
+  EXPECT_TRUE(cfg->enable_in_reasoning);
+}
+
+TEST(Request, ToolChoice) {
+  Json tools = Json::parse(R"([{"type":"function","function":{"name":"f","parameters":{"type":"object"}}},
+                               {"type":"function","function":{"name":"g"}}])");
+  auto r = ToolCallConstraint(tools, Json("required"), true);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)->tools.size(), 2u);
+  EXPECT_EQ((*r)->max_tool_calls, 0);
+  auto n = ToolCallConstraint(tools, Json::parse(R"({"type":"function","function":{"name":"g"}})"), true);
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ((*n)->tools[0].name, "g");
+  EXPECT_EQ((*n)->max_tool_calls, 1);
+  EXPECT_FALSE(ToolCallConstraint(tools, Json("auto"), true)->has_value());
+  EXPECT_EQ(ToolCallConstraint(tools, Json::parse(R"({"function":{"name":"h"}})"), true).status().message(),
+            "tool_choice: function \"h\" is not among the tools");
+}
+
+std::string CompileError(ConstraintKind kind, const std::string& text) {
+  ConstraintSpec s;
+  s.kind = kind;
+  s.json_schema = s.regex = s.grammar = text;
+  auto g = Compile(s, testing::SmallVocab());
+  return g.ok() ? "" : g.status().message();
+}
+
+TEST(Compile, PreciseErrors) {
+  EXPECT_EQ(CompileError(ConstraintKind::kJsonSchema, R"({"type":"integer","minimum":"3"})"),
+            "json_schema: at /minimum: must be a number, got \"3\"");
+  EXPECT_EQ(CompileError(ConstraintKind::kJsonSchema, R"({"properties":{"a":{"not":{}}}})"),
+            "json_schema: at /properties/a: keyword 'not' is not supported");
+  EXPECT_EQ(CompileError(ConstraintKind::kJsonSchema, R"({"$ref":"#/$defs/missing"})"),
+            "json_schema: at /: $ref \"#/$defs/missing\" does not resolve");
+  EXPECT_EQ(CompileError(ConstraintKind::kJsonSchema, "{"), "json_schema: the schema is not valid JSON");
+  EXPECT_EQ(CompileError(ConstraintKind::kRegex, "ab)"), "regex: at offset 2: unbalanced ')'");
+  EXPECT_EQ(CompileError(ConstraintKind::kRegex, "(a)\\1"), "regex: at offset 3: a backreference is not supported");
+  EXPECT_EQ(CompileError(ConstraintKind::kGrammar, "root ::= valu\nvalue ::= \"x\""),
+            "grammar: line 1 col 10: undefined rule 'valu'");
+  EXPECT_EQ(CompileError(ConstraintKind::kGrammar, "root ::= root \"a\" | \"b\""),
+            "grammar: left recursion is not supported (root -> root); rewrite the rule with repetition");
+  EXPECT_EQ(CompileError(ConstraintKind::kGrammar, "foo ::= \"x\""), "grammar: line 1 col 12: no rule named 'root'");
+}
+
+}  // namespace
+}  // namespace gemmad::constrain
