@@ -8,14 +8,17 @@
 namespace gemmad::engine {
 
 void AbortMailbox::Post(uint64_t id, FinishReason reason) {
-  std::lock_guard<std::mutex> lock(mu_);
-  pending_.emplace_back(id, reason);
-  // Under the lock so that DisableWake cannot return while a call is running.
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    pending_.emplace_back(id, reason);
+  }
+  // Under wake_mu_ (not mu_: `wake` may Drain) so that DisableWake waits for a running call.
+  std::lock_guard<std::mutex> lock(wake_mu_);
   if (wake_) wake_();
 }
 
 void AbortMailbox::DisableWake() {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(wake_mu_);
   wake_ = nullptr;
 }
 

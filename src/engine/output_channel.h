@@ -31,8 +31,9 @@ class AbortMailbox {
   void DisableWake();
 
  private:
-  std::mutex mu_;
+  std::mutex mu_;  // guards pending_
   std::vector<std::pair<uint64_t, FinishReason>> pending_;
+  std::mutex wake_mu_;  // guards wake_ and serialises its calls; `wake` may call Drain
   std::function<void()> wake_;
 };
 

@@ -85,6 +85,24 @@ TEST(OutputChannel, AbortIsPostedOnceAndDroppingTheStreamAborts) {
   EXPECT_EQ(wakes, 2);
 }
 
+TEST(OutputChannel, WakeMayDrainTheMailbox) {
+  std::vector<std::pair<uint64_t, FinishReason>> seen;
+  std::shared_ptr<AbortMailbox> mailbox;
+  mailbox = std::make_shared<AbortMailbox>([&] {
+    for (auto& p : mailbox->Drain()) seen.push_back(p);
+  });
+  auto ch = std::make_shared<OutputChannel>(9, "r", 1, 5, mailbox);
+  {
+    RequestStream stream(ch);
+  }
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].first, 9u);
+  mailbox->DisableWake();
+  mailbox->Post(10, FinishReason::kAbort);
+  EXPECT_EQ(seen.size(), 1u);
+  EXPECT_EQ(mailbox->Drain().size(), 1u);
+}
+
 TEST(OutputChannel, FailAllEndsEveryChoiceAndDropsLaterPushes) {
   auto ch = std::make_shared<OutputChannel>(1, "r", 2, 5, nullptr);
   RequestStream stream(ch);
