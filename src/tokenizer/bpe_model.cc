@@ -40,99 +40,119 @@ bool ReadOptBool(JsonScanner* s, bool* out) {
   return true;
 }
 
+// "dropout": null or 0 (HF BPE dropout > 0 is random, so it cannot be reproduced).
+Status CheckDropout(JsonScanner* s) {
+  std::string_view raw;
+  if (!s->SkipValue(&raw)) return ParseError(*s);
+  if (raw == "null") return OkStatus();
+  double p = std::strtod(std::string(raw).c_str(), nullptr);
+  if (p < 0.0 || p > 1.0) return DataLossError("tokenizer.json: model.dropout must be in [0, 1]");
+  if (p != 0.0) return UnimplementedError("tokenizer.json: model.dropout > 0 (random BPE dropout) is not supported");
+  return OkStatus();
+}
+
 }  // namespace
+
+Status BpeModel::ParseVocab(JsonScanner* s) {
+  if (!s->Expect('{')) return ParseError(*s);
+  vocab_.Reserve(1 << 18, 1 << 21);
+  std::string storage;
+  bool first = true;
+  while (s->NextMember(&first, '}')) {
+    std::string_view tok;
+    int64_t id;
+    if (!s->ReadString(&tok, &storage) || !s->Expect(':') || !s->ReadInt(&id)) return ParseError(*s);
+    if (id < 0 || id > INT32_MAX - 1) {
+      return DataLossError(fmt::format("tokenizer.json: model.vocab: id {} out of range", id));
+    }
+    vocab_.Insert(tok, static_cast<int32_t>(id));
+  }
+  return s->ok() ? OkStatus() : ParseError(*s);
+}
+
+Status BpeModel::ParseMerges(JsonScanner* s, Merges* merges, std::deque<std::string>* storage) {
+  if (!s->Expect('[')) return ParseError(*s);
+  bool first = true;
+  int form = 0;  // 1: [a, b] pairs, 2: "a b" strings
+  std::string sa, sb;
+  // A string that had escapes was unescaped into sa/sb; keep it in stable storage.
+  auto keep = [&](std::string_view v, std::string& st) -> std::string_view {
+    return (!st.empty() && v.data() == st.data()) ? std::string_view(storage->emplace_back(std::move(st))) : v;
+  };
+  while (s->NextMember(&first, ']')) {
+    std::string_view a, b;
+    sa.clear();
+    sb.clear();
+    const int this_form = s->Peek() == '[' ? 1 : 2;
+    if (form != 0 && form != this_form) return DataLossError("tokenizer.json: model.merges mixes the two forms");
+    form = this_form;
+    if (form == 1) {
+      if (!s->Expect('[') || !s->ReadString(&a, &sa) || !s->Expect(',') || !s->ReadString(&b, &sb) ||
+          !s->Expect(']')) {
+        return ParseError(*s);
+      }
+      a = keep(a, sa);
+      b = keep(b, sb);
+    } else {
+      std::string_view line;
+      if (!s->ReadString(&line, &sa)) return ParseError(*s);
+      if (line.substr(0, 8) == "#version") continue;
+      line = keep(line, sa);
+      size_t sp = line.find(' ');
+      if (sp == std::string_view::npos || line.find(' ', sp + 1) != std::string_view::npos) {
+        return DataLossError(fmt::format("tokenizer.json: model.merges: merge {} is not \"a b\"", merges->size() + 1));
+      }
+      a = line.substr(0, sp);
+      b = line.substr(sp + 1);
+    }
+    merges->emplace_back(a, b);
+  }
+  return s->ok() ? OkStatus() : ParseError(*s);
+}
 
 Result<std::unique_ptr<BpeModel>> BpeModel::Parse(JsonScanner* s) {
   auto model = std::unique_ptr<BpeModel>(new BpeModel());
-  std::vector<std::pair<std::string_view, std::string_view>> merges;
+  Merges merges;
   std::deque<std::string> storage;  // unescaped merge strings (stable addresses)
   bool have_vocab = false, have_merges = false;
   std::string type = "BPE";
   if (!s->Expect('{')) return ParseError(*s);
   bool first = true;
-  std::string key_storage, tmp;
+  std::string key_storage;
   while (s->NextMember(&first, '}')) {
     std::string_view key;
     if (!s->ReadString(&key, &key_storage) || !s->Expect(':')) return ParseError(*s);
-    std::string k(key);
+    const std::string k(key);
+    bool ok = true;
     if (k == "vocab") {
       have_vocab = true;
-      if (!s->Expect('{')) return ParseError(*s);
-      model->vocab_.Reserve(1 << 18, 1 << 21);
-      bool f = true;
-      while (s->NextMember(&f, '}')) {
-        std::string_view tok;
-        int64_t id;
-        if (!s->ReadString(&tok, &tmp) || !s->Expect(':') || !s->ReadInt(&id)) return ParseError(*s);
-        if (id < 0 || id > INT32_MAX - 1) return DataLossError(fmt::format("tokenizer.json: model.vocab: id {} out of range", id));
-        model->vocab_.Insert(tok, static_cast<int32_t>(id));
-      }
+      GEMMAD_RETURN_IF_ERROR(model->ParseVocab(s));
     } else if (k == "merges") {
       have_merges = true;
-      if (!s->Expect('[')) return ParseError(*s);
-      bool f = true;
-      int form = 0;  // 1: [a, b] pairs, 2: "a b" strings
-      while (s->NextMember(&f, ']')) {
-        std::string_view a, b;
-        std::string sa, sb;
-        // A string that had escapes lives in sa/sb; move it to stable storage.
-        auto keep = [&](std::string_view v, std::string& st) -> std::string_view {
-          return (!st.empty() && v.data() == st.data()) ? std::string_view(storage.emplace_back(std::move(st))) : v;
-        };
-        if (s->Peek() == '[') {
-          if (form == 2) return DataLossError("tokenizer.json: model.merges mixes the two forms");
-          form = 1;
-          if (!s->Expect('[') || !s->ReadString(&a, &sa) || !s->Expect(',') || !s->ReadString(&b, &sb) ||
-              !s->Expect(']')) {
-            return ParseError(*s);
-          }
-          a = keep(a, sa);
-          b = keep(b, sb);
-        } else {
-          if (form == 1) return DataLossError("tokenizer.json: model.merges mixes the two forms");
-          form = 2;
-          std::string_view line;
-          if (!s->ReadString(&line, &sa)) return ParseError(*s);
-          if (line.substr(0, 8) == "#version") continue;
-          line = keep(line, sa);
-          size_t sp = line.find(' ');
-          if (sp == std::string_view::npos || line.find(' ', sp + 1) != std::string_view::npos) {
-            return DataLossError(
-                fmt::format("tokenizer.json: model.merges: merge {} is not \"a b\"", merges.size() + 1));
-          }
-          a = line.substr(0, sp);
-          b = line.substr(sp + 1);
-        }
-        merges.emplace_back(a, b);
-      }
+      GEMMAD_RETURN_IF_ERROR(model->ParseMerges(s, &merges, &storage));
     } else if (k == "type") {
       std::optional<std::string> t;
-      if (!ReadOptString(s, &t)) return ParseError(*s);
+      ok = ReadOptString(s, &t);
       type = t.value_or("");
     } else if (k == "dropout") {
-      std::string_view raw;
-      if (!s->SkipValue(&raw)) return ParseError(*s);
-      if (raw != "null") {
-        double p = std::strtod(std::string(raw).c_str(), nullptr);
-        if (p < 0.0 || p > 1.0) return DataLossError("tokenizer.json: model.dropout must be in [0, 1]");
-        if (p != 0.0) return UnimplementedError("tokenizer.json: model.dropout > 0 (random BPE dropout) is not supported");
-      }
+      GEMMAD_RETURN_IF_ERROR(CheckDropout(s));
     } else if (k == "unk_token") {
-      if (!ReadOptString(s, &model->unk_token_)) return ParseError(*s);
+      ok = ReadOptString(s, &model->unk_token_);
     } else if (k == "continuing_subword_prefix") {
-      if (!ReadOptString(s, &model->prefix_)) return ParseError(*s);
+      ok = ReadOptString(s, &model->prefix_);
     } else if (k == "end_of_word_suffix") {
-      if (!ReadOptString(s, &model->suffix_)) return ParseError(*s);
+      ok = ReadOptString(s, &model->suffix_);
     } else if (k == "fuse_unk") {
-      if (!ReadOptBool(s, &model->fuse_unk_)) return ParseError(*s);
+      ok = ReadOptBool(s, &model->fuse_unk_);
     } else if (k == "byte_fallback") {
-      if (!ReadOptBool(s, &model->byte_fallback_)) return ParseError(*s);
+      ok = ReadOptBool(s, &model->byte_fallback_);
     } else if (k == "ignore_merges") {
-      if (!ReadOptBool(s, &model->ignore_merges_)) return ParseError(*s);
+      ok = ReadOptBool(s, &model->ignore_merges_);
     } else {
       std::string_view raw;
-      if (!s->SkipValue(&raw)) return ParseError(*s);
+      ok = s->SkipValue(&raw);
     }
+    if (!ok) return ParseError(*s);
   }
   if (!s->ok()) return ParseError(*s);
   if (type != "BPE") {
@@ -143,7 +163,7 @@ Result<std::unique_ptr<BpeModel>> BpeModel::Parse(JsonScanner* s) {
   return model;
 }
 
-Status BpeModel::Build(const std::vector<std::pair<std::string_view, std::string_view>>& merges) {
+Status BpeModel::Build(const Merges& merges) {
   int32_t limit = 0;
   vocab_.ForEach([&](std::string_view, int32_t id) { limit = std::max(limit, id + 1); });
   id_to_token_.assign(limit, std::string_view());
@@ -173,7 +193,16 @@ Status BpeModel::Build(const std::vector<std::pair<std::string_view, std::string
     char ch = static_cast<char>(c);
     ascii_ids_[c] = (prefix_ || suffix_) ? -1 : vocab_.Find(std::string_view(&ch, 1));
   }
-  if (unk_token_) unk_id_ = vocab_.Find(*unk_token_);
+  if (unk_token_) {
+    unk_id_ = vocab_.Find(*unk_token_);
+    // HF fails at encode time when it needs an unk token that is not in the vocabulary; refuse
+    // such a file up front unless byte fallback covers every byte (then unk is never needed).
+    bool all_bytes = byte_fallback_;
+    for (int32_t id : byte_ids_) all_bytes = all_bytes && id >= 0;
+    if (unk_id_ < 0 && !all_bytes) {
+      return DataLossError(fmt::format("tokenizer.json: model.unk_token \"{}\" is not in the vocabulary", *unk_token_));
+    }
+  }
   return OkStatus();
 }
 

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,7 +39,10 @@ class BpeModel {
   bool byte_fallback() const { return byte_fallback_; }
 
  private:
-  Status Build(const std::vector<std::pair<std::string_view, std::string_view>>& merges);
+  using Merges = std::vector<std::pair<std::string_view, std::string_view>>;
+  Status ParseVocab(JsonScanner* s);
+  Status ParseMerges(JsonScanner* s, Merges* merges, std::deque<std::string>* storage);
+  Status Build(const Merges& merges);
   int32_t SymbolId(std::string_view piece, bool is_first, bool is_last, std::string* buf) const;
   void MergeAll(std::vector<int32_t>* ids) const;
 

@@ -194,6 +194,62 @@ Result<bool> GetBool(const nlohmann::json& j, const char* key, std::string_view 
   return j[key].get<bool>();
 }
 
+using P = std::unique_ptr<PreTokenizer>;
+
+Result<P> ParseSplit(const nlohmann::json& j) {
+  const std::string where = "pre_tokenizer Split";
+  if (!j.contains("pattern")) return DataLossError("tokenizer.json: pre_tokenizer Split: missing \"pattern\"");
+  GEMMAD_ASSIGN_OR_RETURN(Pattern pattern, Pattern::Parse(j["pattern"], where));
+  static const std::pair<const char*, SplitBehavior> kBehaviors[] = {
+      {"Removed", SplitBehavior::kRemoved}, {"Isolated", SplitBehavior::kIsolated},
+      {"MergedWithPrevious", SplitBehavior::kMergedWithPrevious},
+      {"MergedWithNext", SplitBehavior::kMergedWithNext}, {"Contiguous", SplitBehavior::kContiguous}};
+  const std::string b = j.value("behavior", std::string());
+  const auto* it = std::find_if(std::begin(kBehaviors), std::end(kBehaviors), [&](const auto& kv) { return b == kv.first; });
+  if (it == std::end(kBehaviors)) {
+    return DataLossError(fmt::format("tokenizer.json: pre_tokenizer Split: unknown behavior \"{}\"", b));
+  }
+  GEMMAD_ASSIGN_OR_RETURN(bool invert, GetBool(j, "invert", where, std::nullopt));
+  return P(new SplitPT(std::move(pattern), it->second, invert));
+}
+
+Result<P> ParseMetaspace(const nlohmann::json& j) {
+  const std::string where = "pre_tokenizer Metaspace";
+  std::string rep = j.value("replacement", std::string());
+  size_t pos = 0;
+  char32_t rc = rep.empty() ? 0 : unicode::DecodeUtf8(rep, &pos);
+  if (rep.empty() || pos != rep.size()) {
+    return DataLossError("tokenizer.json: pre_tokenizer Metaspace: \"replacement\" must be one character");
+  }
+  std::string scheme_name = j.contains("prepend_scheme") ? j["prepend_scheme"].get<std::string>() : "always";
+  PrependScheme scheme = scheme_name == "first" ? PrependScheme::kFirst
+                         : scheme_name == "never" ? PrependScheme::kNever
+                                                  : PrependScheme::kAlways;
+  if (scheme_name != "first" && scheme_name != "never" && scheme_name != "always") {
+    return DataLossError(fmt::format("tokenizer.json: pre_tokenizer Metaspace: unknown prepend_scheme \"{}\"", scheme_name));
+  }
+  if (j.contains("add_prefix_space") && j["add_prefix_space"].is_boolean() && !j["add_prefix_space"].get<bool>()) {
+    if (scheme != PrependScheme::kNever) {
+      return DataLossError("tokenizer.json: pre_tokenizer Metaspace: add_prefix_space does not match prepend_scheme");
+    }
+  }
+  GEMMAD_ASSIGN_OR_RETURN(bool split, GetBool(j, "split", where, true));
+  return P(new MetaspacePT(rc, scheme, split));
+}
+
+Result<P> ParseByteLevel(const nlohmann::json& j) {
+  const std::string where = "pre_tokenizer ByteLevel";
+  GEMMAD_ASSIGN_OR_RETURN(bool add_prefix_space, GetBool(j, "add_prefix_space", where, true));
+  GEMMAD_ASSIGN_OR_RETURN(bool use_regex, GetBool(j, "use_regex", where, true));
+  std::shared_ptr<const Regex> re;
+  if (use_regex) {
+    auto compiled = Regex::Compile(R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)");
+    GEMMAD_CHECK(compiled.ok(), "GPT-2 regex: {}", compiled.status().ToString());
+    re = *compiled;
+  }
+  return P(new ByteLevelPT(add_prefix_space, std::move(re)));
+}
+
 }  // namespace
 
 Result<std::unique_ptr<PreTokenizer>> ParsePreTokenizer(const nlohmann::json& j) {
@@ -201,8 +257,6 @@ Result<std::unique_ptr<PreTokenizer>> ParsePreTokenizer(const nlohmann::json& j)
     return DataLossError("tokenizer.json: pre_tokenizer: expected an object with a \"type\"");
   }
   const std::string type = j["type"].get<std::string>();
-  const std::string where = "pre_tokenizer " + type;
-  using P = std::unique_ptr<PreTokenizer>;
   if (type == "Sequence") {
     if (!j.contains("pretokenizers") || !j["pretokenizers"].is_array()) {
       return DataLossError("tokenizer.json: pre_tokenizer Sequence: missing \"pretokenizers\" array");
@@ -214,58 +268,13 @@ Result<std::unique_ptr<PreTokenizer>> ParsePreTokenizer(const nlohmann::json& j)
     }
     return P(new SequencePT(std::move(parts)));
   }
-  if (type == "Split") {
-    if (!j.contains("pattern")) return DataLossError("tokenizer.json: pre_tokenizer Split: missing \"pattern\"");
-    GEMMAD_ASSIGN_OR_RETURN(Pattern pattern, Pattern::Parse(j["pattern"], where));
-    static const std::pair<const char*, SplitBehavior> kBehaviors[] = {
-        {"Removed", SplitBehavior::kRemoved}, {"Isolated", SplitBehavior::kIsolated},
-        {"MergedWithPrevious", SplitBehavior::kMergedWithPrevious},
-        {"MergedWithNext", SplitBehavior::kMergedWithNext}, {"Contiguous", SplitBehavior::kContiguous}};
-    const std::string b = j.value("behavior", std::string());
-    const auto* it = std::find_if(std::begin(kBehaviors), std::end(kBehaviors), [&](const auto& kv) { return b == kv.first; });
-    if (it == std::end(kBehaviors)) {
-      return DataLossError(fmt::format("tokenizer.json: pre_tokenizer Split: unknown behavior \"{}\"", b));
-    }
-    GEMMAD_ASSIGN_OR_RETURN(bool invert, GetBool(j, "invert", where, std::nullopt));
-    return P(new SplitPT(std::move(pattern), it->second, invert));
-  }
-  if (type == "Metaspace") {
-    std::string rep = j.value("replacement", std::string());
-    size_t pos = 0;
-    char32_t rc = rep.empty() ? 0 : unicode::DecodeUtf8(rep, &pos);
-    if (rep.empty() || pos != rep.size()) {
-      return DataLossError("tokenizer.json: pre_tokenizer Metaspace: \"replacement\" must be one character");
-    }
-    std::string scheme_name = j.contains("prepend_scheme") ? j["prepend_scheme"].get<std::string>() : "always";
-    PrependScheme scheme = scheme_name == "first" ? PrependScheme::kFirst
-                           : scheme_name == "never" ? PrependScheme::kNever
-                                                    : PrependScheme::kAlways;
-    if (scheme_name != "first" && scheme_name != "never" && scheme_name != "always") {
-      return DataLossError(fmt::format("tokenizer.json: pre_tokenizer Metaspace: unknown prepend_scheme \"{}\"", scheme_name));
-    }
-    if (j.contains("add_prefix_space") && j["add_prefix_space"].is_boolean() && !j["add_prefix_space"].get<bool>()) {
-      if (scheme != PrependScheme::kNever) {
-        return DataLossError("tokenizer.json: pre_tokenizer Metaspace: add_prefix_space does not match prepend_scheme");
-      }
-    }
-    GEMMAD_ASSIGN_OR_RETURN(bool split, GetBool(j, "split", where, true));
-    return P(new MetaspacePT(rc, scheme, split));
-  }
-  if (type == "ByteLevel") {
-    GEMMAD_ASSIGN_OR_RETURN(bool add_prefix_space, GetBool(j, "add_prefix_space", where, true));
-    GEMMAD_ASSIGN_OR_RETURN(bool use_regex, GetBool(j, "use_regex", where, true));
-    std::shared_ptr<const Regex> re;
-    if (use_regex) {
-      auto compiled = Regex::Compile(R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)");
-      GEMMAD_CHECK(compiled.ok(), "GPT-2 regex: {}", compiled.status().ToString());
-      re = *compiled;
-    }
-    return P(new ByteLevelPT(add_prefix_space, std::move(re)));
-  }
+  if (type == "Split") return ParseSplit(j);
+  if (type == "Metaspace") return ParseMetaspace(j);
+  if (type == "ByteLevel") return ParseByteLevel(j);
   if (type == "Whitespace") return P(new WhitespacePT());
   if (type == "WhitespaceSplit") return P(new WhitespaceSplitPT());
   if (type == "Digits") {
-    GEMMAD_ASSIGN_OR_RETURN(bool individual, GetBool(j, "individual_digits", where, false));
+    GEMMAD_ASSIGN_OR_RETURN(bool individual, GetBool(j, "individual_digits", "pre_tokenizer Digits", false));
     return P(new DigitsPT(individual));
   }
   return UnimplementedError(fmt::format("tokenizer.json: pre_tokenizer type \"{}\" is not supported", type));

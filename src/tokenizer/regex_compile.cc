@@ -142,6 +142,42 @@ class RegexCompiler {
     set->ranges.emplace_back(a, b);
   }
 
+  // After \p or \P: "{Name}" or "{^Name}" (general categories only).
+  void ParseProperty(bool negated, Regex::CharSet* set) {
+    if (AtEnd() || p_[i_] != '{') return Fail("\\p without {name}");
+    size_t close = p_.find('}', i_);
+    if (close == std::string_view::npos) return Fail("unterminated \\p{");
+    std::string_view name = p_.substr(i_ + 1, close - i_ - 1);
+    i_ = close + 1;
+    if (!name.empty() && name[0] == '^') negated = !negated, name.remove_prefix(1);
+    uint32_t mask = CategoryMask(name);
+    if (mask == 0) return Fail(fmt::format("unsupported property \\p{{{}}}", name));
+    if (icase_ && (mask & 0x7)) Fail("case-insensitive cased-letter property");
+    if (negated) mask = ~mask & ((1u << 30) - 1);
+    set->categories |= mask;
+  }
+
+  // After \x or \u: \xHH, \x{H..}, \uHHHH.
+  char32_t ParseHexEscape(char32_t kind) {
+    size_t j = i_;
+    const bool brace = kind == 'x' && j < p_.size() && p_[j] == '{';
+    if (brace) ++j;
+    const size_t max_digits = brace ? 8 : (kind == 'x' ? 2 : 4);
+    uint32_t v = 0;
+    size_t k = 0;
+    while (j < p_.size() && k < max_digits && std::isxdigit(static_cast<unsigned char>(p_[j]))) {
+      const char h = p_[j];
+      v = v * 16 + static_cast<uint32_t>(std::isdigit(static_cast<unsigned char>(h)) ? h - '0' : (std::tolower(h) - 'a' + 10));
+      ++j, ++k;
+    }
+    if (k == 0 || (brace && (j >= p_.size() || p_[j] != '}')) || (kind == 'u' && k != 4) || v > 0x10FFFF) {
+      Fail("bad \\x/\\u escape");
+      return 0;
+    }
+    i_ = brace ? j + 1 : j;
+    return v;
+  }
+
   // After a backslash: fills `set` for a class escape and returns true, or returns false with
   // `*lit` set for a literal escape.
   bool ParseEscape(Regex::CharSet* set, char32_t* lit) {
@@ -158,30 +194,9 @@ class RegexCompiler {
       case 'd': set->specials |= 16; return true;
       case 'D': set->specials |= 32; return true;
       case 'p':
-      case 'P': {
-        if (AtEnd() || p_[i_] != '{') {
-          Fail("\\p without {name}");
-          return true;
-        }
-        size_t close = p_.find('}', i_);
-        if (close == std::string_view::npos) {
-          Fail("unterminated \\p{");
-          return true;
-        }
-        std::string_view name = p_.substr(i_ + 1, close - i_ - 1);
-        i_ = close + 1;
-        bool neg = c == 'P';
-        if (!name.empty() && name[0] == '^') neg = !neg, name.remove_prefix(1);
-        uint32_t mask = CategoryMask(name);
-        if (mask == 0) {
-          Fail(fmt::format("unsupported property \\p{{{}}}", name));
-          return true;
-        }
-        if (icase_ && (mask & 0x7)) Fail("case-insensitive cased-letter property");
-        if (neg) mask = ~mask & ((1u << 30) - 1);
-        set->categories |= mask;
+      case 'P':
+        ParseProperty(c == 'P', set);
         return true;
-      }
       case 'n': *lit = '\n'; return false;
       case 'r': *lit = '\r'; return false;
       case 't': *lit = '\t'; return false;
@@ -190,25 +205,9 @@ class RegexCompiler {
       case 'a': *lit = 0x07; return false;
       case 'e': *lit = 0x1B; return false;
       case 'x':
-      case 'u': {
-        size_t j = i_;
-        bool brace = c == 'x' && j < p_.size() && p_[j] == '{';
-        if (brace) ++j;
-        size_t max_digits = brace ? 8 : (c == 'x' ? 2 : 4);
-        uint32_t v = 0;
-        size_t k = 0;
-        while (j < p_.size() && k < max_digits && std::isxdigit(static_cast<unsigned char>(p_[j]))) {
-          v = v * 16 + static_cast<uint32_t>(std::stoi(std::string(1, p_[j]), nullptr, 16));
-          ++j, ++k;
-        }
-        if (k == 0 || (brace && (j >= p_.size() || p_[j] != '}')) || (c == 'u' && k != 4) || v > 0x10FFFF) {
-          Fail("bad \\x/\\u escape");
-          return false;
-        }
-        i_ = brace ? j + 1 : j;
-        *lit = v;
+      case 'u':
+        *lit = ParseHexEscape(c);
         return false;
-      }
       default:
         if (c < 0x80 && std::isalnum(static_cast<int>(c))) {
           Fail(fmt::format("unsupported escape \\{}", static_cast<char>(c)));

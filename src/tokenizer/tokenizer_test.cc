@@ -114,6 +114,8 @@ TEST(Tokenizer, LoadErrorsNameTheProblem) {
   expect("\xFF", "UTF-8");
   expect(R"({"version":"2.0","model":{}})", "version");
   expect(R"({"added_tokens":[]})", "model");
+  expect(R"({"model":{"type":"BPE","unk_token":"<zz>","vocab":{"a":0},"merges":[]}})", "<zz>");
+  expect(R"({"model":{"type":"BPE","vocab":{"a":0},"merges":[["a","b"],"a b"]}})", "mixes");
 }
 
 TEST(Tokenizer, LoadFromMissingPath) {
