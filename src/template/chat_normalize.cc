@@ -183,6 +183,7 @@ Result<Json> NormalizeMessage(const Json& m, size_t i, ContentFormat format) {
 
 Result<Json> NormalizeMessages(const Json& request_messages, ContentFormat format) {
   if (!request_messages.is_array()) return InvalidArgumentError("messages: expected an array");
+  GEMMAD_RETURN_IF_ERROR(CheckJsonDepth(request_messages, "messages"));
   Json out = Json::array();
   for (size_t i = 0; i < request_messages.size(); ++i) {
     auto m = NormalizeMessage(request_messages[i], i, format);
@@ -195,6 +196,7 @@ Result<Json> NormalizeMessages(const Json& request_messages, ContentFormat forma
 Result<Json> NormalizeTools(const Json& tools_or_null) {
   if (tools_or_null.is_null()) return Json();
   if (!tools_or_null.is_array()) return InvalidArgumentError("tools: expected an array or null");
+  GEMMAD_RETURN_IF_ERROR(CheckJsonDepth(tools_or_null, "tools"));
   Json out = Json::array();
   for (size_t i = 0; i < tools_or_null.size(); ++i) {
     const Json& t = tools_or_null[i];

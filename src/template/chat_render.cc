@@ -21,6 +21,7 @@ Result<Json> MergeKwargs(const Json& defaults, const Json& request) {
   Json merged = Json::object();
   for (const Json* src : {&defaults, &request}) {
     if (src->is_null()) continue;
+    GEMMAD_RETURN_IF_ERROR(CheckJsonDepth(*src, "chat_template_kwargs"));
     if (!src->is_object()) {
       return InvalidArgumentError(src == &defaults ? "--default-chat-template-kwargs: expected a JSON object"
                                                    : "chat_template_kwargs: expected an object");

@@ -131,6 +131,10 @@ Result<std::string> RenderChat(const ChatTemplate& chat_template, const Json& re
                                const Json& tools_or_null, const Json& chat_template_kwargs,
                                const RenderOptions& options);
 
+// InvalidArgument when `value` nests deeper than the engine accepts (about 250 levels); checked
+// without recursion, before anything else touches a request.
+Status CheckJsonDepth(const Json& value, const std::string& what);
+
 // The normalisation step alone (what the template sees as `messages`), for tests and /tokenize.
 Result<Json> NormalizeMessages(const Json& request_messages, ContentFormat format);
 // vLLM's tool dump: [{"type":"function","function":{"name","description"(or null),

@@ -98,6 +98,21 @@ TEST(NormalizeTools, DumpsLikeVllm) {
   EXPECT_EQ(bad.status().message(), "tools[0].function.parameters: expected an object");
 }
 
+TEST(RenderChat, DeeplyNestedRequestsAreRejected) {
+  ChatTemplate ct = Make(EmbeddedGemma4ToolTemplate());
+  std::string deep = std::string(50000, '[') + std::string(50000, ']');
+  Json tools = Json::parse(R"([{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"default": 1}}}}}])");
+  tools[0]["function"]["parameters"]["properties"]["a"]["default"] = Json::parse(deep);
+  auto r = RenderChat(ct, Json::parse(R"([{"role": "user", "content": "x"}])"), tools, Json(), RenderOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("tools: JSON nested deeper"), std::string::npos) << r.status().message();
+  Json messages = Json::parse(R"([{"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": {}}}]}])");
+  messages[0]["tool_calls"][0]["function"]["arguments"]["x"] = Json::parse(deep);
+  EXPECT_FALSE(RenderChat(ct, messages, Json(), Json(), RenderOptions{}).ok());
+  EXPECT_FALSE(RenderChat(ct, Json::parse(R"([{"role": "user", "content": "x"}])"), Json(),
+                          Json{{"k", Json::parse(deep)}}, RenderOptions{}).ok());
+}
+
 TEST(RenderChat, KwargsMergeAndFilter) {
   ChatTemplate ct = Make("{{ enable_thinking }}|{{ other }}|{{ bos_token }}|{{ add_generation_prompt }}");
   RenderOptions opt;

@@ -19,6 +19,14 @@ Interp::Interp(const Program& program, const TemplateRenderOptions& options)
   }
 }
 
+Interp::~Interp() {
+  for (auto& c : closures_) {
+    c->closure.reset();
+    c->caller = Value();
+  }
+  for (auto& l : loops_) l->frame.reset();
+}
+
 void Interp::Fail(const std::string& message) const { throw TemplateError{offset_, message}; }
 void Interp::FailAt(uint32_t offset, const std::string& message) const {
   throw TemplateError{offset, message};
@@ -110,6 +118,7 @@ void Interp::ExecFor(const ForStmt& s, const FramePtr& frame, const Value& itera
   }
   const std::vector<Value>& items = *items_ptr;
   auto loop = std::make_shared<LoopObj>();
+  loops_.push_back(loop);
   loop->items = &items;
   loop->depth0 = depth;
   loop->stmt = &s;
@@ -189,6 +198,7 @@ Interp::Flow Interp::ExecStmt(const Stmt& st, const FramePtr& frame, std::string
       m->name = s.def.name;
       m->macro = &s.def;
       m->closure = frame;
+      closures_.push_back(m);
       frame->Set(s.name_id, Value::FromHeap(Type::kCallable, std::move(m)));
       return Flow::kNormal;
     }
@@ -199,6 +209,7 @@ Interp::Flow Interp::ExecStmt(const Stmt& st, const FramePtr& frame, std::string
       caller->name = "caller";
       caller->macro = &s.caller;
       caller->closure = frame;
+      closures_.push_back(caller);
       const Expr& call = *s.call;
       offset_ = call.offset;
       Value callee = Eval(*call.a, *frame);

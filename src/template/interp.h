@@ -51,6 +51,11 @@ using FramePtr = std::shared_ptr<Frame>;
 class Interp {
  public:
   Interp(const Program& program, const TemplateRenderOptions& options);
+  // Breaks the reference cycles macros and loops form with their scopes.
+  ~Interp();
+  Interp(const Interp&) = delete;
+  Interp& operator=(const Interp&) = delete;
+  uint32_t current_offset() const { return offset_; }
 
   // Renders the whole template; throws TemplateError.
   void Run(const Json& context, std::string* out);
@@ -130,6 +135,9 @@ class Interp {
   uint64_t steps_ = 0;
   int call_depth_ = 0;
   int nesting_ = 0;  // Eval/ExecBody recursion depth (bounds native stack use)
+  // Objects holding scopes (macros, callers, loops), released at the end of the render.
+  std::vector<std::shared_ptr<CallableObj>> closures_;
+  std::vector<std::shared_ptr<LoopObj>> loops_;
   mutable uint32_t offset_ = 0;  // node being evaluated
 };
 

@@ -125,6 +125,14 @@ Value Interp::EvalInner(const Expr& e, Frame& frame) {
       return GetItem(obj, key);
     }
     case ExprKind::kSlice: {
+      if (!e.a) {
+        // A slice inside a tuple subscript (x[1:2, 3]): Python builds slice objects that no
+        // sandboxed lookup accepts, so the lookup ends as Undefined.
+        for (const ExprPtr* part : {&e.b, &e.c, &e.d}) {
+          if (*part) Eval(**part, frame);
+        }
+        return Value::Undefined("slice objects are not supported as keys");
+      }
       Value obj = Eval(*e.a, frame);
       Value start = e.b ? Eval(*e.b, frame) : Value::None();
       Value stop = e.c ? Eval(*e.c, frame) : Value::None();

@@ -326,7 +326,9 @@ Target Parser::ParseTarget(bool allow_tuple, const std::vector<std::string>& ext
   auto atom = [&]() {
     Target t;
     if (SkipOp("(")) {
+      Enter();
       t = ParseTarget(true, {});
+      Leave();
       ExpectOp(")");
       return t;
     }

@@ -73,7 +73,6 @@ class Parser {
   void ParseMacroSignature(MacroDef* def);
   Target ParseTarget(bool allow_tuple, const std::vector<std::string>& extra_end);
   void BindTargetNames(const Target& t);
-  ExprPtr ParseFilterChain(ExprPtr input, bool start_inline);
 
   // Expressions.
   bool IsTupleEnd(const std::vector<std::string>& extra_end) const;

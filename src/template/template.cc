@@ -11,6 +11,7 @@
 #include "template/interp.h"
 #include "template/lexer.h"
 #include "template/parser.h"
+#include "template/value.h"
 
 namespace gemmad::tmpl {
 namespace {
@@ -115,6 +116,7 @@ Result<Template> Template::Compile(std::string_view source, std::string_view nam
 Result<std::string> Template::Render(const Json& context, const TemplateRenderOptions& options) const {
   if (!program_) return InvalidArgumentError("template: rendering a template that was never compiled");
   if (!context.is_object()) return InvalidArgumentError(program_->name + ": the context must be a JSON object");
+  if (Status depth = CheckJsonDepth(context, program_->name + ": context"); !depth.ok()) return depth;
   std::string out;
   internal::Interp interp(*program_, options);
   try {
@@ -122,6 +124,10 @@ Result<std::string> Template::Render(const Json& context, const TemplateRenderOp
   } catch (const internal::TemplateError& e) {
     internal::SourceMap map(program_->normalised_source);
     return InvalidArgumentError(program_->name + ":" + map.Position(e.offset) + ": " + e.message);
+  } catch (const internal::ValueError& e) {
+    internal::SourceMap map(program_->normalised_source);
+    return InvalidArgumentError(program_->name + ":" + map.Position(interp.current_offset()) + ": " +
+                                e.message);
   } catch (const std::exception& e) {
     return InvalidArgumentError(program_->name + ": template rendering failed: " + e.what());
   }
@@ -142,6 +148,24 @@ const std::vector<std::string>& Template::undeclared_variables() const {
 }
 bool Template::iterates_message_content() const {
   return program_ && program_->iterates_message_content;
+}
+
+Status CheckJsonDepth(const Json& value, const std::string& what) {
+  // Iterative: the point is to reject inputs before anything recursive touches them.
+  std::vector<std::pair<const Json*, int>> stack = {{&value, 1}};
+  while (!stack.empty()) {
+    auto [node, depth] = stack.back();
+    stack.pop_back();
+    if (!node->is_structured()) continue;
+    if (depth > internal::kMaxValueDepth - 8) {
+      return InvalidArgumentError(what + ": JSON nested deeper than " +
+                                  std::to_string(internal::kMaxValueDepth - 8) + " levels");
+    }
+    for (const auto& child : *node) {
+      if (child.is_structured()) stack.emplace_back(&child, depth + 1);
+    }
+  }
+  return OkStatus();
 }
 
 bool Template::ReadsVariable(std::string_view variable) const {

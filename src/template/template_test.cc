@@ -131,6 +131,24 @@ TEST(TemplateLimits, WorstNestingFitsOneMebibyteStack) {
   EXPECT_EQ(failures, 0);
 }
 
+TEST(TemplateLimits, DeepValuesAndNamespaceCyclesAreRejected) {
+  Status deep = RenderStatus(
+      "{% set ns = namespace(x=[]) %}{% for i in range(1000) %}{% set ns.x = [ns.x] %}{% endfor %}{{ ns.x|length }}");
+  ASSERT_FALSE(deep.ok());
+  EXPECT_NE(deep.message().find("nested deeper"), std::string::npos) << deep.message();
+  Status cycle = RenderStatus("{% set ns = namespace() %}{% set ns.me = ns %}{{ ns }}");
+  ASSERT_FALSE(cycle.ok());
+  EXPECT_NE(cycle.message().find("namespaces cannot be stored"), std::string::npos) << cycle.message();
+  EXPECT_FALSE(RenderStatus("{% set ns = namespace() %}{{ [ns]|length }}").ok());
+  std::string deep_json = std::string(100000, '[') + std::string(100000, ']');
+  Status ctx = RenderStatus("{{ x|length }}", {{"x", Json::parse(deep_json)}});
+  ASSERT_FALSE(ctx.ok());
+  EXPECT_NE(ctx.message().find("nested deeper"), std::string::npos) << ctx.message();
+  std::string tuple_target = "{% for " + std::string(400, '(') + "a" + std::string(400, ')') + " in [1] %}{% endfor %}";
+  EXPECT_FALSE(Template::Compile(tuple_target).ok());
+  EXPECT_EQ(RenderOk("[{{ [1, 2, 3][::1, 'y':2:0] }}]"), "[]");
+}
+
 TEST(TemplateRender, PythonValuePrinting) {
   EXPECT_EQ(RenderOk("{{ x }}", {{"x", 1e-7}}), "1e-07");
   EXPECT_EQ(RenderOk("{{ x }}", {{"x", 1e21}}), "1e+21");

@@ -25,7 +25,35 @@ void BuildIndex(DictObj& d) {
             [](const auto& a, const auto& b) { return a.first < b.first; });
 }
 
+int DepthOf(const std::vector<Value>& items) {
+  int d = 0;
+  for (const auto& v : items) d = std::max(d, ChildDepth(v));
+  return d + 1;
+}
+
+int DepthOf(const std::vector<std::pair<Value, Value>>& entries) {
+  int d = 0;
+  for (const auto& [k, v] : entries) d = std::max({d, ChildDepth(k), ChildDepth(v)});
+  return d + 1;
+}
+
+void CheckDepth(int depth) {
+  if (depth > kMaxValueDepth) {
+    throw ValueError{"value nested deeper than " + std::to_string(kMaxValueDepth) + " levels"};
+  }
+}
+
 }  // namespace
+
+int ChildDepth(const Value& v) {
+  switch (v.type()) {
+    case Type::kList: return v.list().depth;
+    case Type::kDict: return v.dict().depth;
+    case Type::kNamespace:
+      throw ValueError{"namespaces cannot be stored inside lists, dicts or other namespaces"};
+    default: return 0;
+  }
+}
 
 Value Value::Undefined(std::string hint, bool unsafe) {
   Value v(Type::kUndefined);
@@ -41,6 +69,8 @@ Value Value::Str(std::string s) {
 
 Value Value::List(std::vector<Value> items, SeqKind kind) {
   auto obj = std::make_shared<ListObj>();
+  obj->depth = DepthOf(items);
+  CheckDepth(obj->depth);
   obj->items = std::move(items);
   obj->kind = kind;
   Value v(Type::kList);
@@ -50,7 +80,7 @@ Value Value::List(std::vector<Value> items, SeqKind kind) {
 
 Value Value::Range(int64_t start, int64_t stop, int64_t step, std::vector<Value> items) {
   auto obj = std::make_shared<ListObj>();
-  obj->items = std::move(items);
+  obj->items = std::move(items);  // ints only
   obj->kind = SeqKind::kRange;
   obj->range_start = start;
   obj->range_stop = stop;
@@ -62,6 +92,8 @@ Value Value::Range(int64_t start, int64_t stop, int64_t step, std::vector<Value>
 
 Value Value::Dict(std::vector<std::pair<Value, Value>> entries) {
   auto obj = std::make_shared<DictObj>();
+  obj->depth = DepthOf(entries);
+  CheckDepth(obj->depth);
   // Later duplicates overwrite earlier ones in place (Python dict literal semantics).
   for (auto& [k, val] : entries) {
     bool replaced = false;
@@ -82,6 +114,8 @@ Value Value::Dict(std::vector<std::pair<Value, Value>> entries) {
 
 Value Value::DictUnique(std::vector<std::pair<Value, Value>> entries) {
   auto obj = std::make_shared<DictObj>();
+  obj->depth = DepthOf(entries);
+  CheckDepth(obj->depth);
   obj->entries = std::move(entries);
   BuildIndex(*obj);
   Value v(Type::kDict);
@@ -177,6 +211,7 @@ Value* NamespaceObj::Find(std::string_view name) {
 }
 
 void NamespaceObj::Set(const std::string& name, Value v) {
+  ChildDepth(v);  // rejects namespaces
   if (Value* slot = Find(name)) {
     *slot = std::move(v);
   } else {

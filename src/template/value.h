@@ -45,6 +45,17 @@ struct Frame;
 struct MacroDef;
 struct ForStmt;
 
+// Containers nest at most this deep (bounds the native recursion of printing, comparing,
+// serialising and destroying values). Namespaces may not be stored inside containers or other
+// namespaces, which rules out reference cycles and unbounded chains.
+constexpr int kMaxValueDepth = 256;
+
+// Thrown by container construction when a limit above is broken; turned into a template error
+// at the render boundary.
+struct ValueError {
+  std::string message;
+};
+
 struct HeapObj {
   virtual ~HeapObj() = default;
 };
@@ -137,12 +148,14 @@ class Value {
 
 struct ListObj : HeapObj {
   std::vector<Value> items;
+  int depth = 1;  // 1 + the deepest container among items
   SeqKind kind = SeqKind::kList;
   int64_t range_start = 0, range_stop = 0, range_step = 1;  // kRange only (for printing)
 };
 
 struct DictObj : HeapObj {
   std::vector<std::pair<Value, Value>> entries;  // insertion order, unique keys
+  int depth = 1;
   // Index of string keys, built for larger dicts.
   std::vector<std::pair<std::string_view, uint32_t>> str_index;  // sorted by key
   const Value* Find(const Value& key) const;
@@ -180,6 +193,10 @@ struct LoopObj : HeapObj {
   Value last_changed;                     // loop.changed() memory
   bool has_last_changed = false;
 };
+
+// Nesting depth a value adds to a container holding it (0 for scalars); throws ValueError for
+// namespaces.
+int ChildDepth(const Value& v);
 
 // Python `==` (1 == 1.0 == True, [1] != (1,), Undefined == Undefined).
 bool PyEquals(const Value& a, const Value& b);
