@@ -5,6 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <vector>
+#include <unistd.h>
+
 #include "base/files.h"
 #include "io/safetensors.h"
 #include "model/gemma4/presets.h"
@@ -14,10 +18,24 @@
 namespace gemmad::model::gemma4 {
 namespace {
 
+// A per-process path under the test temp dir (parallel ctest runs never share files), removed
+// when the test process exits.
+std::string TempPath(const std::string& name) {
+  struct Registry {
+    std::vector<std::string> paths;
+    ~Registry() {
+      for (const auto& p : paths) std::filesystem::remove_all(p);
+    }
+  };
+  static Registry registry;
+  registry.paths.push_back(JoinPath(testing::TempDir(), name + "_" + std::to_string(::getpid())));
+  return registry.paths.back();
+}
+
 using ::testing::HasSubstr;
 
 std::string Write(const std::string& name, const std::string& preset, RandomCheckpointOptions o) {
-  std::string dir = JoinPath(testing::TempDir(), name);
+  std::string dir = TempPath(name);
   auto p = FindPreset(preset);
   EXPECT_TRUE(p.ok());
   Status s = WriteRandomCheckpoint(dir, p->config, o);

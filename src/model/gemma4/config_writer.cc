@@ -17,8 +17,6 @@ json Rope(const RopeParams& r) {
   return j;
 }
 
-json NullIfZero(int64_t v) { return v == 0 ? json(nullptr) : json(v); }
-
 json EosJson(const std::vector<int64_t>& ids) {
   if (ids.size() == 1) return ids[0];
   return ids;
@@ -98,9 +96,16 @@ std::string ConfigToJson(const Config& c, ConfigLayout layout, const std::string
   top["dtype"] = dtype;
   top["eos_token_id"] = EosJson(c.eos_token_ids);
   top["tie_word_embeddings"] = c.tie_word_embeddings;
-  top["image_token_id"] = NullIfZero(c.image_token_id);
-  top["audio_token_id"] = NullIfZero(c.audio_token_id);
-  top["video_token_id"] = NullIfZero(c.video_token_id);
+  // The reference's multimodal forward needs every placeholder id to be an integer (it masks them
+  // out of the text ids); absent modalities keep its defaults, as transformers itself writes.
+  top["image_token_id"] = c.image_token_id != 0 ? c.image_token_id : 258880;
+  top["audio_token_id"] = c.audio_token_id != 0 ? c.audio_token_id : 258881;
+  top["video_token_id"] = c.video_token_id != 0 ? c.video_token_id : 258884;
+  top["boi_token_id"] = 255999;
+  top["eoi_token_id"] = 258882;
+  top["boa_token_id"] = 256000;
+  top["eoa_token_index"] = 258883;
+  top["initializer_range"] = 0.02;
   return top.dump(2) + "\n";
 }
 

@@ -1,4 +1,5 @@
-// Preset model shapes (see presets.h). T1-T3 must stay identical to scripts/golden/gemma4_configs.py.
+// Preset model shapes (see presets.h). T1-T3 must stay identical to scripts/golden/gemma4_configs.py
+// (checked by GoldenCheckpointsTest against the transformers-written config.json files).
 #include "model/gemma4/presets.h"
 
 #include <fmt/format.h>

@@ -1,0 +1,87 @@
+"""Writing gemmad golden files: a JSON index plus one raw little-endian data file (no numpy needed
+to read it back), safetensors header extraction, and tests/golden/MANIFEST.json maintenance.
+
+Golden file format ("gemmad-golden-v1"), documented in docs/checkpoints-and-goldens.md:
+  <name>.json  {"format": "gemmad-golden-v1", "data_file": "<name>.bin", "arrays": {key: {"dtype":
+               "f32"|"bf16"|"i64", "shape": [...], "offset": bytes, "bytes": n}}, ...}
+  <name>.bin   the arrays back to back, little-endian, row-major (bf16 = the upper 16 bits of an f32).
+"""
+import hashlib
+import json
+import os
+import struct
+
+import torch
+
+
+class GoldenWriter:
+    """Collects named tensors and writes <stem>.json + <stem>.bin."""
+
+    def __init__(self):
+        self.arrays = {}
+        self.chunks = []
+        self.offset = 0
+
+    def add(self, key, t):
+        t = t.detach().contiguous().cpu()
+        if t.dtype == torch.float32:
+            dtype, raw = "f32", t.numpy().astype("<f4").tobytes()
+        elif t.dtype == torch.bfloat16:
+            dtype, raw = "bf16", t.view(torch.int16).numpy().astype("<i2").tobytes()
+        elif t.dtype == torch.int64:
+            dtype, raw = "i64", t.numpy().astype("<i8").tobytes()
+        else:
+            raise ValueError(f"{key}: unsupported dtype {t.dtype}")
+        assert key not in self.arrays, key
+        self.arrays[key] = {"dtype": dtype, "shape": list(t.shape), "offset": self.offset, "bytes": len(raw)}
+        self.chunks.append(raw)
+        self.offset += len(raw)
+
+    def write(self, directory, stem, extra):
+        index = {"format": "gemmad-golden-v1", "data_file": stem + ".bin", "arrays": self.arrays}
+        index.update(extra)
+        with open(os.path.join(directory, stem + ".bin"), "wb") as f:
+            f.write(b"".join(self.chunks))
+        write_json(os.path.join(directory, stem + ".json"), index)
+
+
+def write_json(path, obj):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps(obj, indent=1, sort_keys=True) + "\n")
+
+
+def safetensors_header(path):
+    """The header JSON text of a safetensors file (padding stripped) and {name: {dtype, shape}}."""
+    with open(path, "rb") as f:
+        (n,) = struct.unpack("<Q", f.read(8))
+        text = f.read(n).decode("utf-8").rstrip(" ")
+    parsed = json.loads(text)
+    tensors = {k: {"dtype": v["dtype"], "shape": v["shape"]} for k, v in parsed.items() if k != "__metadata__"}
+    return text, tensors
+
+
+def sha256_file(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def update_manifest(golden_root, area, info):
+    """Rewrites <golden_root>/MANIFEST.json: the entries under <area>/ are replaced by the current
+    files there (with sha256), other areas' entries are kept as they are."""
+    path = os.path.join(golden_root, "MANIFEST.json")
+    manifest = {"areas": {}, "files": {}}
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            manifest = json.load(f)
+    files = {k: v for k, v in manifest.get("files", {}).items() if not k.startswith(area + "/")}
+    for root, _, names in os.walk(os.path.join(golden_root, area)):
+        for name in sorted(names):
+            full = os.path.join(root, name)
+            rel = os.path.relpath(full, golden_root).replace(os.sep, "/")
+            files[rel] = sha256_file(full)
+    manifest["files"] = dict(sorted(files.items()))
+    manifest.setdefault("areas", {})[area] = info
+    write_json(path, manifest)
