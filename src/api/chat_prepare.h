@@ -1,0 +1,44 @@
+// PrepareChat: a chat request from body to engine request: parse and validate, check the
+// model, render the chat template, tokenize, build sampling parameters. Everything before
+// Submit, so a failure here is always a plain HTTP error.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/api_error.h"
+#include "api/chat_request.h"
+#include "api/sampling_build.h"
+#include "api/serving_context.h"
+
+namespace gemmad::api {
+
+struct PreparedChat {
+  ChatRequest request;
+  std::string request_id;   // chatcmpl-...
+  int64_t created = 0;
+  std::string role;         // response role (the last message's role without a generation prompt)
+  std::string prompt_text;  // the rendered template
+  std::vector<int32_t> prompt_ids;
+  BuiltSampling sampling;
+  std::string echo_text;    // last message's text when echo applies, else ""
+};
+
+std::optional<ApiError> PrepareChat(const ServingContext& ctx, const ApiCall& call, PreparedChat* out);
+
+// Renders and tokenizes messages as a chat request would (also used by /tokenize).
+struct ChatRenderInput {
+  const Json* messages = nullptr;
+  const Json* tools = nullptr;  // array or null
+  const Json* chat_template_kwargs = nullptr;
+  std::optional<std::string> chat_template;  // request-supplied template
+  bool add_generation_prompt = true;
+  bool continue_final_message = false;
+  bool add_special_tokens = false;
+};
+std::optional<ApiError> RenderAndTokenize(const ServingContext& ctx, const ChatRenderInput& in, std::string* text,
+                                          std::vector<int32_t>* ids);
+
+}  // namespace gemmad::api

@@ -1,0 +1,57 @@
+// ServingContext: everything the OpenAI handlers share for the server's lifetime (options from
+// the command line, the engine client, tokenizer, chat template, generation defaults), and
+// ApiCall, one HTTP request as the handlers see it. Built once by `gemmad serve`; read-only.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/generation_defaults.h"
+#include "engine/engine_client.h"
+#include "template/chat_template.h"
+
+namespace gemmad::tokenizer {
+class Tokenizer;
+}  // namespace gemmad::tokenizer
+
+namespace gemmad::api {
+
+struct ServingOptions {
+  std::vector<std::string> served_model_names;  // never empty; responses report the first
+  std::string model_root;                       // the model argument (/v1/models "root")
+  std::string response_role = "assistant";
+  bool enable_prompt_tokens_details = false;
+  bool enable_force_include_usage = false;
+  bool trust_request_chat_template = false;
+  bool enable_auto_tool_choice = false;
+  bool exclude_tools_when_tool_choice_none = false;
+  std::string tool_call_parser;   // "" = none
+  std::string reasoning_parser;   // "" = none
+  bool enable_log_requests = false;
+  std::optional<int64_t> max_log_len;
+  int64_t created_unix = 0;  // server start, for /v1/models
+};
+
+struct ServingContext {
+  ServingOptions options;
+  engine::EngineClient* engine = nullptr;
+  const tokenizer::Tokenizer* tokenizer = nullptr;
+  std::optional<tmpl::ChatTemplate> chat_template;  // unset: chat requests are a 400
+  tmpl::RenderOptions render_options;
+  GenerationDefaults generation_defaults;
+
+  const std::string& model_name() const { return options.served_model_names.front(); }
+  bool IsServedModel(const std::string& name) const;
+};
+
+// One request as a handler sees it.
+struct ApiCall {
+  std::string body;
+  std::string request_id_header;  // X-Request-Id ("" when absent)
+  std::chrono::steady_clock::time_point arrival = std::chrono::steady_clock::now();
+};
+
+}  // namespace gemmad::api

@@ -1,0 +1,63 @@
+// ApiServer and the route table.
+#include "server/api_server.h"
+
+#include "api/chat_serving.h"
+#include "api/completion_serving.h"
+#include "api/misc_serving.h"
+#include "api/request_fields.h"
+#include "server/prometheus.h"
+
+namespace gemmad::server {
+namespace {
+
+api::ApiCall CallOf(const HttpRequest& r) {
+  return {r.body, std::string(r.Header("x-request-id")), r.arrival};
+}
+
+double StartUnix(const api::ServingContext& ctx) { return static_cast<double>(ctx.options.created_unix); }
+
+}  // namespace
+
+void AddApiRoutes(Router& router, const api::ServingContext& ctx, std::string version) {
+  const api::ServingContext* c = &ctx;
+  router.Add("POST", "/v1/chat/completions",
+             [c](const HttpRequest& r, Responder& out) { api::ServeChat(*c, CallOf(r), out); }, true);
+  router.Add("POST", "/v1/completions",
+             [c](const HttpRequest& r, Responder& out) { api::ServeCompletion(*c, CallOf(r), out); }, true);
+  router.Add("GET", "/v1/models", [c](const HttpRequest&, Responder& out) { api::ServeModels(*c, out); });
+  router.Add("POST", "/tokenize",
+             [c](const HttpRequest& r, Responder& out) { api::ServeTokenize(*c, CallOf(r), out); }, true);
+  router.Add("POST", "/detokenize",
+             [c](const HttpRequest& r, Responder& out) { api::ServeDetokenize(*c, CallOf(r), out); }, true);
+  RouteFn health = [c](const HttpRequest&, Responder& out) {
+    out.Send(c->engine->healthy() ? 200 : 503, "", "");
+  };
+  router.Add("GET", "/health", health);
+  router.Add("GET", "/ping", health);
+  router.Add("POST", "/ping", health);
+  router.Add("GET", "/version", [version](const HttpRequest&, Responder& out) {
+    out.SendJson(api::DumpJson(api::Json{{"version", version}}));
+  });
+  router.AddPrefix("GET", "/metrics", [c](const HttpRequest&, Responder& out) {
+    MetricsLabels labels{c->model_name(), StartUnix(*c)};
+    out.Send(200, "text/plain; version=0.0.4; charset=utf-8", FormatPrometheus(c->engine->Metrics(), labels));
+  });
+}
+
+Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& options, const api::ServingContext& ctx) {
+  auto router = std::make_unique<Router>(options.router);
+  AddApiRoutes(*router, ctx, options.version);
+  std::unique_ptr<ApiServer> server(new ApiServer(std::move(router)));
+  const Router* r = server->router_.get();
+  GEMMAD_ASSIGN_OR_RETURN(server->http_, HttpServer::Start(options.http, [r](HttpRequest request,
+                                                                             std::shared_ptr<Responder> out) {
+                            r->Handle(request, *out);
+                          }));
+  return server;
+}
+
+ApiServer::~ApiServer() {
+  if (http_) http_->Stop();
+}
+
+}  // namespace gemmad::server

@@ -1,0 +1,169 @@
+// HttpServer implementation: acceptor, I/O threads, connection registry, shutdown.
+#include "server/http_server.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "base/log.h"
+#include "server/http_connection.h"
+
+#include <boost/asio/executor_work_guard.hpp>
+#include "server/worker_pool.h"
+
+namespace gemmad::server {
+namespace {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+class ServerImpl final : public HttpServer, public ConnectionOwner {
+ public:
+  ServerImpl(const HttpServerOptions& options, Handler handler)
+      : options_(options), handler_(std::move(handler)), ioc_(std::make_unique<asio::io_context>()),
+        acceptor_(std::make_unique<tcp::acceptor>(*ioc_)), work_(asio::make_work_guard(*ioc_)),
+        workers_(options.max_handler_threads) {}
+  ~ServerImpl() override {
+    Stop();
+    // Destroy Asio objects while the registry (mu_, connections_) still exists: pending
+    // handlers may own the last reference to a Connection, whose destructor calls Forget.
+    acceptor_.reset();
+    ioc_.reset();
+  }
+
+  Status Listen() {
+    boost::system::error_code ec;
+    auto address = asio::ip::make_address(options_.host, ec);
+    if (ec) return InvalidArgumentError(fmt::format("--host {}: not an IP address", options_.host));
+    tcp::endpoint endpoint(address, static_cast<unsigned short>(options_.port));
+    std::string where = fmt::format("{}:{}", options_.host, options_.port);
+    acceptor_->open(endpoint.protocol(), ec);
+    if (!ec) acceptor_->set_option(asio::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor_->bind(endpoint, ec);
+    if (!ec) acceptor_->listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) return UnavailableError(fmt::format("cannot bind {}: {}", where, ec.message()));
+    port_ = acceptor_->local_endpoint().port();
+    Accept();
+    for (int i = 0; i < std::max(1, options_.num_io_threads); ++i) {
+      io_threads_.emplace_back([this] { ioc_->run(); });
+    }
+    return OkStatus();
+  }
+
+  int port() const override { return port_; }
+
+  void StopAccepting() override {
+    if (stopping_.exchange(true)) return;
+    asio::post(*ioc_, [this] {
+      boost::system::error_code ignored;
+      acceptor_->close(ignored);
+    });
+    for (auto& c : Snapshot()) c->CloseWhenIdle();
+  }
+
+  bool WaitIdle(std::chrono::steady_clock::time_point deadline) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    return idle_cv_.wait_until(lock, deadline, [&] { return in_flight_ == 0; });
+  }
+
+  void Stop() override {
+    if (stopped_.exchange(true)) return;
+    StopAccepting();
+    for (auto& c : Snapshot()) c->CloseNow();
+    workers_.Shutdown();  // handlers return once their clients are gone
+    work_.reset();
+    ioc_->stop();
+    for (auto& t : io_threads_) t.join();
+    io_threads_.clear();
+  }
+
+  size_t num_in_flight() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return in_flight_;
+  }
+
+  // ConnectionOwner.
+  void Dispatch(HttpRequest request, std::shared_ptr<Responder> responder) override {
+    auto r = std::static_pointer_cast<ConnectionResponder>(responder);
+    workers_.Submit([this, request = std::move(request), r]() mutable {
+      handler_(std::move(request), r);
+      r->Abandon();
+    });
+  }
+  void ExchangeStarted() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++in_flight_;
+  }
+  void ExchangeEnded() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (in_flight_ > 0) --in_flight_;
+    if (in_flight_ == 0) idle_cv_.notify_all();
+  }
+  bool stopping() const override { return stopping_.load(); }
+  const HttpServerOptions& options() const override { return options_; }
+  void Forget(Connection* connection) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    connections_.erase(connection);
+  }
+
+ private:
+  void Accept() {
+    acceptor_->async_accept(asio::make_strand(*ioc_), [this](boost::system::error_code ec, tcp::socket socket) {
+      if (ec) {
+        if (!stopping_.load() && ec != asio::error::operation_aborted) {
+          GEMMAD_LOG_WARNING("accept failed: {}", ec.message());
+          Accept();
+        }
+        return;
+      }
+      boost::system::error_code ignored;
+      socket.set_option(tcp::no_delay(true), ignored);
+      auto c = std::make_shared<Connection>(std::move(socket), *this);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        connections_[c.get()] = c;
+      }
+      c->Start();
+      if (!stopping_.load()) Accept();
+    });
+  }
+
+  std::vector<std::shared_ptr<Connection>> Snapshot() {
+    std::vector<std::shared_ptr<Connection>> out;
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [ptr, weak] : connections_) {
+      if (auto c = weak.lock()) out.push_back(std::move(c));
+    }
+    return out;
+  }
+
+  const HttpServerOptions options_;
+  Handler handler_;
+  std::unique_ptr<asio::io_context> ioc_;
+  std::unique_ptr<tcp::acceptor> acceptor_;
+  asio::executor_work_guard<asio::io_context::executor_type> work_;
+  WorkerPool workers_;
+  std::vector<std::thread> io_threads_;
+  int port_ = 0;
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> stopped_{false};
+  mutable std::mutex mu_;
+  std::condition_variable idle_cv_;
+  size_t in_flight_ = 0;
+  std::unordered_map<Connection*, std::weak_ptr<Connection>> connections_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& options, Handler handler) {
+  auto server = std::make_unique<ServerImpl>(options, std::move(handler));
+  GEMMAD_RETURN_IF_ERROR(server->Listen());
+  return std::unique_ptr<HttpServer>(std::move(server));
+}
+
+}  // namespace gemmad::server

@@ -1,0 +1,48 @@
+// HttpServer: the HTTP/1.1 transport (Boost.Beast/Asio, docs/adr/003-http-library.md). Few I/O
+// threads multiplex every connection; each request's Handler runs on a WorkerPool thread and
+// answers through a Responder, which posts bytes back to the connection. While a request is in
+// flight the connection keeps reading, so a client that disconnects is noticed at once
+// (Responder::client_gone, OnClientGone) even mid-stream.
+// Shutdown: StopAccepting (and close idle keep-alive connections), WaitIdle (in-flight
+// exchanges finish), Stop.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "base/result.h"
+#include "server/http_types.h"
+
+namespace gemmad::server {
+
+struct HttpServerOptions {
+  std::string host = "0.0.0.0";
+  int port = 8000;  // 0: pick a free port (see HttpServer::port)
+  int num_io_threads = 1;
+  size_t max_handler_threads = 1024;
+  size_t max_body_bytes = size_t{256} << 20;
+  std::chrono::milliseconds keep_alive_timeout{5000};  // uvicorn's default
+  // Responder writes block while this many bytes wait for a slow client.
+  size_t max_buffered_bytes = size_t{4} << 20;
+};
+
+class HttpServer {
+ public:
+  // Binds and starts serving. Errors name the address ("cannot bind 0.0.0.0:8000: ...").
+  static Result<std::unique_ptr<HttpServer>> Start(const HttpServerOptions& options, Handler handler);
+  virtual ~HttpServer() = default;
+
+  virtual int port() const = 0;
+  // Stops accepting connections and closes connections that have no request in flight;
+  // in-flight exchanges continue, and their connections close when they end.
+  virtual void StopAccepting() = 0;
+  // Waits until no exchange is in flight or `deadline` passes; true when idle.
+  virtual bool WaitIdle(std::chrono::steady_clock::time_point deadline) = 0;
+  // Closes every connection, stops the I/O threads and joins the handler threads.
+  virtual void Stop() = 0;
+  virtual size_t num_in_flight() const = 0;
+};
+
+}  // namespace gemmad::server
