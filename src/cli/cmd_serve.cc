@@ -86,10 +86,10 @@ Result<engine::ModelEngine> StartEngine(const ServeOptions& o, const ServeModel&
   e.seed = o.seed;
   e.num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   e.iteration_timeout_s = o.engine_iteration_timeout_s;
+  e.allow_long_max_model_len = o.allow_long_max_model_len;
   auto engine = engine::CreateModelEngine(e);
   if (!engine.ok() && engine.status().code() == StatusCode::kResourceExhausted) {
-    return InvalidArgumentError(engine.status().message() +
-                                " (raise VLLM_CPU_KVCACHE_SPACE / --kv-cache-memory-bytes or lower --max-model-len)");
+    return InvalidArgumentError(engine.status().message());  // a startup error: exit code 2
   }
   return engine;
 }

@@ -142,6 +142,10 @@ Status FillModelAndEngine(const ParsedFlags& f, EnvLookup env, ServeOptions& o) 
     }
     o.engine_iteration_timeout_s = *v;
   }
+  if (auto v = env("VLLM_ALLOW_LONG_MAX_MODEL_LEN")) {
+    std::string l = ToLowerAscii(std::string(TrimAscii(*v)));
+    o.allow_long_max_model_len = l == "1" || l == "true";
+  }
   return OkStatus();
 }
 

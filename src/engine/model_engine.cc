@@ -32,10 +32,26 @@ class PooledRunner : public runner::Runner {
 
 }  // namespace
 
+Status CheckMaxModelLen(int64_t max_model_len, int64_t max_position_embeddings, bool allow_long) {
+  if (max_model_len <= max_position_embeddings) return OkStatus();
+  if (allow_long) {
+    GEMMAD_LOG_WARNING("max_model_len {} is greater than the model's max_position_embeddings {} "
+                       "(VLLM_ALLOW_LONG_MAX_MODEL_LEN=1); outputs beyond it may be wrong",
+                       max_model_len, max_position_embeddings);
+    return OkStatus();
+  }
+  return InvalidArgumentError(fmt::format(
+      "User-specified max_model_len ({}) is greater than the derived max_model_len "
+      "(max_position_embeddings={} in the model's config.json). To allow overriding this maximum, set "
+      "the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1",
+      max_model_len, max_position_embeddings));
+}
+
 Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
   GEMMAD_ASSIGN_OR_RETURN(auto model, model::gemma4::Model::Load(o.model_dir));
   const auto& cfg = model->config();
   const int64_t max_model_len = o.max_model_len > 0 ? o.max_model_len : cfg.max_position_embeddings;
+  GEMMAD_RETURN_IF_ERROR(CheckMaxModelLen(max_model_len, cfg.max_position_embeddings, o.allow_long_max_model_len));
   model::KvCacheSpec spec = model->MakeKvCacheSpec(o.block_size, o.kv_cache_dtype);
 
   kv::KvPlanInput plan_in;

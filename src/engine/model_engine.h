@@ -28,6 +28,7 @@ struct ModelEngineOptions {
   uint64_t seed = 0;
   int num_threads = 1;                          // CPU threads for the forward pass (incl. the engine thread)
   double iteration_timeout_s = 60.0;
+  bool allow_long_max_model_len = false;        // VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
 };
 
 struct ModelEngine {
@@ -39,5 +40,9 @@ struct ModelEngine {
 // Errors: the checkpoint's (one line naming the file), and kResourceExhausted when
 // max_model_len does not fit the KV budget, naming the largest length that does.
 Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& options);
+
+// vLLM's rule: a max_model_len above the model's max_position_embeddings is an InvalidArgument
+// unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (then a warning).
+Status CheckMaxModelLen(int64_t max_model_len, int64_t max_position_embeddings, bool allow_long);
 
 }  // namespace gemmad::engine

@@ -16,6 +16,7 @@ import fcntl
 import hashlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -47,25 +48,50 @@ def _locked(name):
     return f
 
 
+def _tree_key(d):
+    """A short key for a generated model directory: its small files and file sizes."""
+    h = hashlib.sha256()
+    for name in sorted(os.listdir(d)):
+        path = os.path.join(d, name)
+        h.update(name.encode() + b"\0" + str(os.path.getsize(path)).encode() + b"\0")
+        if name.endswith(".json") and os.path.getsize(path) < (1 << 16):
+            with open(path, "rb") as f:
+                h.update(f.read())
+    return h.hexdigest()[:12]
+
+
+_MODEL_DIR = None
+
+
 def model_dir():
-    """The end-to-end test model (written once per work directory)."""
-    d = os.path.join(WORK, "e2e_model")
+    """The end-to-end test model. Written by the binary under test into a directory named by
+    its content, so a binary that writes a different model never reuses a stale one and a
+    directory in use by another test process is never replaced."""
+    global _MODEL_DIR
+    if _MODEL_DIR:
+        return _MODEL_DIR
+    os.makedirs(WORK, exist_ok=True)
+    tmp = os.path.join(WORK, f"e2e_model.tmp{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    subprocess.run([BIN, "make-test-model", tmp, "--preset", "e2e"], check=True, stdout=subprocess.DEVNULL)
+    d = os.path.join(WORK, "e2e_model-" + _tree_key(tmp))
     with _locked("e2e_model"):
-        if not os.path.exists(os.path.join(d, ".complete")):
-            subprocess.run([BIN, "make-test-model", d, "--preset", "e2e"], check=True,
-                           stdout=subprocess.DEVNULL)
-            open(os.path.join(d, ".complete"), "w").close()
+        if os.path.exists(d):
+            shutil.rmtree(tmp)
+        else:
+            os.rename(tmp, d)
+    _MODEL_DIR = d
     return d
 
 
 def hf_home():
     """An HF_HOME whose hub cache holds the e2e model under every SEED_REPOS id (blobs named
     by sha256, snapshot entries as relative symlinks into blobs/, refs/main)."""
-    home = os.path.join(WORK, "hf_home")
+    src = model_dir()
+    home = os.path.join(WORK, "hf_home-" + os.path.basename(src).split("-")[-1])
     with _locked("hf_home"):
         if os.path.exists(os.path.join(home, ".complete")):
             return home
-        src = model_dir()
         for repo in SEED_REPOS:
             root = os.path.join(home, "hub", "models--" + repo.replace("/", "--"))
             blobs = os.path.join(root, "blobs")

@@ -87,7 +87,7 @@ Config E2e() {
   c.num_attention_heads = 4, c.num_key_value_heads = 2, c.head_dim = 16, c.global_head_dim = 32;
   c.sliding_window = 32, c.num_kv_shared_layers = 2, c.use_double_wide_mlp = true;
   c.hidden_size_per_layer_input = 8, c.vocab_size_per_layer_input = 262144;
-  c.max_position_embeddings = 8192;
+  c.max_position_embeddings = 131072;  // as the released E2B: the seeds' --max-model-len values fit
   c.image_token_id = c.audio_token_id = c.video_token_id = 0;  // text-only test model
   return c;
 }
