@@ -43,7 +43,7 @@ Result<ServeModel> LoadServeModel(const ServeOptions& o) {
     GEMMAD_ASSIGN_OR_RETURN(tokenizer_dir,
                             io::ResolveModelPath(o.tokenizer, o.tokenizer_revision.empty() ? o.revision
                                                                                            : o.tokenizer_revision,
-                                                 hub));
+                                                 hub, "tokenizer.json"));
   }
   GEMMAD_ASSIGN_OR_RETURN(m.tokenizer, tokenizer::Tokenizer::Load(tokenizer_dir));
   if (!o.chat_template.empty()) {

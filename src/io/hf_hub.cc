@@ -221,10 +221,12 @@ bool WantedRepoFile(std::string_view f) {
 }
 
 Result<std::string> ResolveModelPath(std::string_view model, std::string_view revision,
-                                     const HubSettings& settings) {
+                                     const HubSettings& settings, std::string_view required_file) {
   std::string m(model);
   if (IsDirectory(m)) {
-    if (!FileExists(JoinPath(m, "config.json"))) return NotFoundError(m + " has no config.json");
+    if (!FileExists(JoinPath(m, std::string(required_file)))) {
+      return NotFoundError(m + " has no " + std::string(required_file));
+    }
     return m;
   }
   if (revision.empty()) revision = "main";

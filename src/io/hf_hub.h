@@ -13,8 +13,11 @@
 namespace gemmad::io {
 
 // Returns the directory holding config.json for `model` at `revision` (default "main").
+// `required_file`: what a local directory must contain (a tokenizer directory needs only
+// tokenizer.json).
 Result<std::string> ResolveModelPath(std::string_view model, std::string_view revision,
-                                     const HubSettings& settings);
+                                     const HubSettings& settings,
+                                     std::string_view required_file = "config.json");
 
 // Which repository files a model download fetches: configs, tokenizer and template files, and
 // safetensors weights (only the shards the index lists when an index exists).

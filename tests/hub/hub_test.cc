@@ -171,6 +171,11 @@ TEST_F(HubTest, UnknownModelOrRevision) {
 
 TEST_F(HubTest, LocalDirectoryAndSettings) {
   EXPECT_EQ(*ResolveModelPath(repo_, "main", settings_), repo_);
+  // A tokenizer directory needs tokenizer.json, not config.json (`--tokenizer DIR`).
+  EXPECT_EQ(*ResolveModelPath(repo_, "main", settings_, "tokenizer.json"), repo_);
+  auto missing = ResolveModelPath(repo_, "main", settings_, "tokenizer.model");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(missing.status().message(), ::testing::HasSubstr("has no tokenizer.model"));
   EXPECT_TRUE(LooksLikeRepoId("google/gemma-4-E2B-it"));
   EXPECT_TRUE(LooksLikeRepoId("gpt2"));
   EXPECT_FALSE(LooksLikeRepoId("./models/x"));
