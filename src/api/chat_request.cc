@@ -79,6 +79,36 @@ void ReadMessages(FieldReader& r, ChatRequest* out) {
   out->messages = m;
 }
 
+// gemmad serves text only: a message part carrying an image, audio or video (a null payload is
+// skipped, as vLLM does) is a 400 naming the part, rather than a prompt with the media dropped.
+std::optional<ApiError> CheckTextOnly(const Json& messages) {
+  static const char* const kMedia[][2] = {
+      {"image_url", "image"}, {"input_image", "image"}, {"image_pil", "image"}, {"image_embeds", "image"},
+      {"audio_url", "audio"}, {"input_audio", "audio"}, {"audio_embeds", "audio"}, {"video_url", "video"}};
+  for (size_t i = 0; i < messages.size(); ++i) {
+    const Json& content = messages[i].value("content", Json());
+    if (!content.is_array()) continue;
+    for (size_t j = 0; j < content.size(); ++j) {
+      const Json& part = content[j];
+      if (!part.is_object()) continue;
+      const std::string type = part.contains("type") && part["type"].is_string() ? part["type"].get<std::string>() : "";
+      for (const auto& [field, modality] : kMedia) {
+        bool typed = type == field;
+        auto it = part.find(field);
+        bool payload = it != part.end() && !it->is_null();
+        if ((typed && (payload || type == "input_image")) || (type.empty() && payload)) {
+          return ApiError::BadRequest(
+              fmt::format("messages[{}].content[{}]: {} input is not supported: gemmad serves Gemma 4 as a text-only "
+                          "model (multimodal input is not implemented yet); send text content only",
+                          i, j, modality),
+              "messages");
+        }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<ApiError> ParseChatRequest(const Json& body, ChatRequest* out) {
@@ -114,7 +144,7 @@ std::optional<ApiError> ParseChatRequest(const Json& body, ChatRequest* out) {
     r.FailValue("Cannot set both `continue_final_message` and `add_generation_prompt` to True.");
   }
   if (!r.ok()) return r.error();
-  return std::nullopt;
+  return CheckTextOnly(out->messages);
 }
 
 }  // namespace gemmad::api

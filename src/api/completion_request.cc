@@ -25,6 +25,9 @@ void ReadPrompts(FieldReader& r, CompletionRequest* out) {
     return r.FailValue(kEmptyPrompt);
   }
   if (p->is_string()) {
+    // vLLM's validate_prompt_and_prompt_embeds: a top-level "" is empty (an empty string inside
+    // a list of prompts is not checked there and becomes just BOS).
+    if (p->get_ref<const std::string&>().empty()) return r.FailValue(kEmptyPrompt);
     out->prompts.push_back({false, p->get<std::string>(), {}});
   } else if (p->is_array() && !p->empty() && (*p)[0].is_number_integer()) {
     PromptInput in{true, {}, {}};
@@ -48,10 +51,7 @@ void ReadPrompts(FieldReader& r, CompletionRequest* out) {
   }
   if (out->prompts.empty()) return r.FailValue(kEmptyPrompt);
   for (const PromptInput& in : out->prompts) {
-    if (in.is_tokens ? in.tokens.empty() : in.text.empty()) {
-      // vLLM accepts an empty text prompt (it becomes just BOS) but not an empty token list.
-      if (in.is_tokens) return r.FailValue(kEmptyPrompt);
-    }
+    if (in.is_tokens && in.tokens.empty()) return r.FailValue(kEmptyPrompt);
   }
 }
 

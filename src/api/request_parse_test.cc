@@ -99,11 +99,34 @@ TEST(CompletionRequestTest, PromptForms) {
   EXPECT_EQ(tokens.prompts[1].tokens, std::vector<int64_t>{3});
   EXPECT_FALSE(tokens.sampling.max_tokens.has_value());  // explicit null: up to the context end
   for (const char* body : {R"({})", R"({"prompt":[]})", R"({"prompt":[[]]})", R"({"prompt":{"a":1}})",
-                           R"({"prompt":"a","logprobs":-3})"}) {
+                           R"({"prompt":"a","logprobs":-3})", R"({"prompt":""})"}) {
     CompletionRequest r;
     auto e = ParseCompletionRequest(Json::parse(body), &r);
     EXPECT_TRUE(e.has_value()) << body;
   }
+  CompletionRequest empty;
+  auto e = ParseCompletionRequest(Json::parse(R"({"prompt":""})"), &empty);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->status.message(), "body: Value error, Either prompt or prompt_embeds must be provided and non-empty.");
+  CompletionRequest in_list;  // only a top-level "" is rejected (vLLM)
+  EXPECT_FALSE(ParseCompletionRequest(Json::parse(R"({"prompt":["", "a"]})"), &in_list));
+}
+
+TEST(ChatRequestTest, MediaPartsAreRejected) {
+  for (const char* part : {R"({"type":"image_url","image_url":{"url":"https://x/cat.jpg"}})",
+                           R"({"type":"audio_url","audio_url":{"url":"https://x/a.ogg"}})",
+                           R"({"type":"input_audio","input_audio":{"data":"AAAA","format":"wav"}})",
+                           R"({"image_url":{"url":"data:image/png;base64,AAAA"}})",
+                           R"({"type":"video_url","video_url":{"url":"https://x/v.mp4"}})"}) {
+    auto e = Chat(std::string(R"({"messages":[{"role":"user","content":[)") + part + R"(,{"type":"text","text":"d"}]}]})");
+    ASSERT_TRUE(e.has_value()) << part;
+    EXPECT_FALSE(e->validation);
+    EXPECT_EQ(e->param, "messages");
+    EXPECT_NE(e->status.message().find("not supported"), std::string::npos) << e->status.message();
+  }
+  // A part whose payload is null is skipped, as in vLLM.
+  EXPECT_FALSE(Chat(R"({"messages":[{"role":"user","content":[{"type":"image_url","image_url":null},)"
+                    R"({"type":"text","text":"d"}]}]})"));
 }
 
 }  // namespace
