@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "api/request_common.h"
+#include "api/structured_output.h"
 #include "base/log.h"
 #include "tokenizer/tokenizer.h"
 
@@ -112,6 +113,12 @@ std::optional<ApiError> PrepareChat(const ServingContext& ctx, const ApiCall& ca
   if (r.logprobs) s.logprobs = static_cast<int32_t>(r.top_logprobs.value_or(0));
   if (r.sampling.prompt_logprobs) s.prompt_logprobs = static_cast<int32_t>(*r.sampling.prompt_logprobs);
   if (auto e = BuildSampling(s, &out->sampling)) return e;
+  ConstraintInputs ci;
+  ci.body = &body;
+  ci.chat = true;
+  ci.parallel_tool_calls = r.parallel_tool_calls;
+  ci.prompt_ids = out->prompt_ids;
+  if (auto e = BuildConstraint(ctx, ci, &out->make_constraint)) return e;
   if (ctx.options.enable_log_requests) {
     std::string shown = out->prompt_text;
     if (ctx.options.max_log_len && shown.size() > static_cast<size_t>(*ctx.options.max_log_len)) {

@@ -12,6 +12,7 @@
 #include "api/chat_request.h"
 #include "api/sampling_build.h"
 #include "api/serving_context.h"
+#include "sample/token_constraint.h"
 
 namespace gemmad::api {
 
@@ -24,6 +25,8 @@ struct PreparedChat {
   std::vector<int32_t> prompt_ids;
   BuiltSampling sampling;
   std::string echo_text;    // last message's text when echo applies, else ""
+  // Structured outputs / forced tool calls (api/structured_output.h); empty: unconstrained.
+  sample::TokenConstraintFactory make_constraint;
 };
 
 std::optional<ApiError> PrepareChat(const ServingContext& ctx, const ApiCall& call, PreparedChat* out);

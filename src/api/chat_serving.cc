@@ -207,6 +207,7 @@ void ServeChat(const ServingContext& ctx, const ApiCall& call, ResponseSink& sin
   req.request_id = p.request_id;
   req.prompt_token_ids = p.prompt_ids;
   req.sampling = p.sampling.params;
+  req.make_constraint = p.make_constraint;
   req.cache_salt = p.request.sampling.cache_salt.value_or("");
   req.arrival_time = call.arrival;
   std::vector<engine::EngineRequest> requests;

@@ -11,6 +11,7 @@
 #include "api/logprobs_json.h"
 #include "api/request_common.h"
 #include "api/stop_strings.h"
+#include "api/structured_output.h"
 #include "tokenizer/tokenizer.h"
 
 namespace gemmad::api {
@@ -34,6 +35,7 @@ struct CompletionRun {
   std::vector<int64_t> text_len;  // characters sent per choice (streaming text_offset)
   int32_t n = 1;
   std::optional<int32_t> num_cached_tokens;
+  sample::TokenConstraintFactory make_constraint;  // structured outputs (shared by every prompt)
 };
 
 std::optional<ApiError> Prepare(const ServingContext& ctx, const ApiCall& call, CompletionRun* c) {
@@ -75,6 +77,9 @@ std::optional<ApiError> Prepare(const ServingContext& ctx, const ApiCall& call, 
     c->prompts.push_back(std::move(p));
   }
   c->n = c->prompts.front().sampling.params.n;
+  ConstraintInputs ci;
+  ci.body = &body;
+  if (auto e = BuildConstraint(ctx, ci, &c->make_constraint)) return e;
   for (const PromptRun& p : c->prompts) {
     for (int32_t i = 0; i < c->n; ++i) {
       c->choices.push_back(std::make_unique<ChoiceState>(*ctx.tokenizer, p.sampling.text, nullptr));
@@ -249,7 +254,7 @@ void Full(CompletionRun& c, EngineRuns& runs, ResponseSink& sink) {
 }  // namespace
 
 void ServeCompletion(const ServingContext& ctx, const ApiCall& call, ResponseSink& sink) {
-  CompletionRun c{ctx, {}, {}, 0, {}, {}, {}, {}, 1, std::nullopt};
+  CompletionRun c{ctx, {}, {}, 0, {}, {}, {}, {}, 1, std::nullopt, nullptr};
   if (auto e = Prepare(ctx, call, &c)) return sink.SendError(*e);
   std::vector<engine::EngineRequest> requests;
   for (size_t i = 0; i < c.prompts.size(); ++i) {
@@ -257,6 +262,7 @@ void ServeCompletion(const ServingContext& ctx, const ApiCall& call, ResponseSin
     r.request_id = c.prompts.size() == 1 ? c.id : fmt::format("{}-{}", c.id, i);
     r.prompt_token_ids = c.prompts[i].ids;
     r.sampling = c.prompts[i].sampling.params;
+    r.make_constraint = c.make_constraint;
     r.cache_salt = c.req.sampling.cache_salt.value_or("");
     r.arrival_time = call.arrival;
     requests.push_back(std::move(r));

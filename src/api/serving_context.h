@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,8 @@ class Tokenizer;
 }  // namespace gemmad::tokenizer
 
 namespace gemmad::api {
+
+class StructuredOutputs;  // api/structured_output.h
 
 struct ServingOptions {
   std::vector<std::string> served_model_names;  // never empty; responses report the first
@@ -42,6 +45,9 @@ struct ServingContext {
   std::optional<tmpl::ChatTemplate> chat_template;  // unset: chat requests are a 400
   tmpl::RenderOptions render_options;
   GenerationDefaults generation_defaults;
+  // Grammar compiler for response_format / structured_outputs / forced tool calls; null: every
+  // request is unconstrained (unit tests that do not need it).
+  std::shared_ptr<const StructuredOutputs> structured_outputs;
 
   const std::string& model_name() const { return options.served_model_names.front(); }
   bool IsServedModel(const std::string& name) const;

@@ -2,6 +2,7 @@
 // engine and the OpenAI-compatible HTTP server, serve until SIGTERM/SIGINT, then shut down
 // gracefully (stop accepting, let in-flight requests finish within --shutdown-timeout, abort the
 // rest, exit 0). Flags: serve_flags_*.cc; startup validation: serve_options.cc.
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
@@ -10,6 +11,7 @@
 
 #include "api/generation_defaults.h"
 #include "api/serving_context.h"
+#include "api/structured_output.h"
 #include "base/log.h"
 #include "cli/flag_help.h"
 #include "cli/flag_parser.h"
@@ -64,6 +66,13 @@ api::ServingContext MakeContext(const ServeOptions& o, const ServeModel& m, engi
                           std::pair{"pad_token", tok.pad_id()}, std::pair{"unk_token", tok.unk_id()}}) {
     if (id) ctx.render_options.special_tokens.emplace_back(name, std::string(tok.IdToToken(*id)));
   }
+  // A complete constraint allows the ids the engine stops on: the EOS and the generation
+  // config's EOS set (Gemma 4: <eos>, <turn|>, <|tool_response>).
+  std::vector<int32_t> stops = ctx.generation_defaults.eos_token_ids;
+  if (auto eos = engine.limits().eos_token_id; eos && std::find(stops.begin(), stops.end(), *eos) == stops.end()) {
+    stops.insert(stops.begin(), *eos);
+  }
+  ctx.structured_outputs = std::make_shared<api::StructuredOutputs>(&tok, engine.limits().vocab_size, std::move(stops), o.structured_outputs_config);
   return ctx;
 }
 

@@ -61,7 +61,9 @@ constexpr FlagSpec kFlags[] = {
      "unit GenerationDefaultsTest"},
     {"max-logprobs", kInt, "20", "Largest logprobs/top_logprobs a request may ask for (-1: vocab size).", kYes,
      {}, {}, "e2e test_errors"},
-    {"structured-outputs-config", kJson, "", "Structured outputs backend options.", kNotYet},
+    {"structured-outputs-config", kJson, "",
+     "Structured outputs options: backend (every vLLM name maps to gemmad's engine), enable_in_reasoning, "
+     "disable_any_whitespace, disable_additional_properties.", kYes, {}, {}, "e2e test_structured_outputs"},
     {"enable-log-requests", kBool, "false", "Log each request's id, prompt length and parameters.", kYes},
     {"disable-log-requests", kBool, "true", "[deprecated] Opposite of --enable-log-requests.", kNotYet},
     {"disable-log-stats", kBool, "false", "Disable the periodic throughput log line.", kYes},

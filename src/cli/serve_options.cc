@@ -103,6 +103,9 @@ Status FillFrontend(const ParsedFlags& f, EnvLookup env, ServeOptions& o) {
   o.generation_config = f.GetString("generation-config");
   GEMMAD_ASSIGN_OR_RETURN(o.override_generation_config, ObjectOrNull(f, "override-generation-config"));
   o.max_logprobs = f.GetInt("max-logprobs");
+  if (const json& so = f.GetJson("structured-outputs-config"); !so.is_null()) {
+    GEMMAD_ASSIGN_OR_RETURN(o.structured_outputs_config, constrain::ParseStructuredOutputsConfig(so.dump()));
+  }
   if (o.max_logprobs < -1) return InvalidArgumentError("--max-logprobs must be -1 (vocabulary size) or >= 0");
   o.enable_log_requests = f.GetBool("enable-log-requests");
   o.disable_log_stats = f.GetBool("disable-log-stats");

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/result.h"
+#include "constrain/request.h"
 #include "cli/flag_parser.h"
 
 namespace gemmad::cli {
@@ -47,6 +48,7 @@ struct ServeOptions {
   std::string generation_config = "auto";
   nlohmann::ordered_json override_generation_config;  // object or null
   int64_t max_logprobs = 20;
+  constrain::StructuredOutputsConfig structured_outputs_config;  // --structured-outputs-config
   bool enable_log_requests = false;
   bool disable_log_stats = false;
   std::optional<int64_t> max_log_len;
