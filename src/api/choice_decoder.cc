@@ -24,6 +24,12 @@ ChoiceDecoder::Step ChoiceDecoder::Feed(const std::vector<int32_t>& ids, bool en
     bool check = num_tokens_ > min_tokens_ && !is_final_stop_token;
     if (stop_.Append(piece, check)) step.stopped_by_string = true;
   }
+  // The detokenizer holds back a run of byte-fallback tokens until a normal token closes it;
+  // at the end of the choice nothing closes it any more (the stop token is not decoded).
+  if (finished && !stop_.stopped()) {
+    std::string rest = detok_.Flush();
+    if (!rest.empty() && stop_.Append(rest, num_tokens_ > min_tokens_)) step.stopped_by_string = true;
+  }
   step.text = stop_.TakeReady(finished || stop_.stopped());
   return step;
 }
