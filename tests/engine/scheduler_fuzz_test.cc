@@ -2,7 +2,9 @@
 // after every step; every sequence that was not aborted must equal its sequential run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <set>
 
 #include "base/rng.h"
 #include "kv/kv_cache_manager.h"
@@ -81,6 +83,20 @@ void CheckStep(const sched::Scheduler& sched, const sched::SchedulerOutput& out,
     }
     // Prefix hashes match the tokens.
     const auto& hashes = seq->block_hashes();
+    // A block this sequence holds that is registered in the prefix cache is registered under
+    // the hash of this sequence's tokens at that position (so a later hit reads the right KV).
+    for (int g = 0; g < sched.kv().num_groups(); ++g) {
+      const auto& table = sched.kv().BlockTable(s.seq_id, g);
+      const kv::BlockPool& pool = sched.kv().pool(g);
+      for (size_t j = 0; j < table.size(); ++j) {
+        if (table[j] == kv::kNullBlock || !pool.has_hash(table[j])) continue;
+        ASSERT_LT(j, hashes.size()) << "a partial block is registered";
+        ASSERT_LT(static_cast<int64_t>(j), kv::CeilDiv(s.num_computed_tokens + s.num_scheduled_tokens, c.block_size));
+        auto found = pool.Lookup(hashes[j]);
+        ASSERT_TRUE(found.has_value() && *found == table[j])
+            << "sequence " << s.seq_id << " group " << g << " block " << j << " is cached under another hash";
+      }
+    }
     ASSERT_EQ(static_cast<int64_t>(hashes.size()), seq->num_tokens() / c.block_size);
     for (size_t j = 0; j < hashes.size(); ++j) {
       const int32_t* b = seq->token_ids().data() + j * static_cast<size_t>(c.block_size);
@@ -129,6 +145,7 @@ void RunFuzz(const FuzzCase& c) {
   }
   kv::SeqId next_id = 1;
   int aborted = 0;
+  std::set<kv::SeqId> preempted, aborted_ids;
   for (int step = 0; step < c.steps || sched.has_work(); ++step) {
     ASSERT_LT(step, c.steps + 5000) << "no progress";
     if (step < c.steps && rng.Below(3) == 0) {
@@ -156,11 +173,18 @@ void RunFuzz(const FuzzCase& c) {
       std::advance(it, static_cast<long>(rng.Below(live.size())));
       ASSERT_TRUE(sched.Remove(it->first));
       runner.RemoveSequence(it->first);
+      aborted_ids.insert(it->first);
       live.erase(it);
       ++aborted;
     }
     auto out = sched.Schedule();
     ASSERT_NO_FATAL_FAILURE(CheckStep(sched, out, c));
+    for (kv::SeqId id : out.preempted_seq_ids) {
+      preempted.insert(id);
+      const sched::Sequence* p = sched.Find(id);
+      ASSERT_TRUE(p != nullptr && p->status == sched::SeqStatus::kWaiting && !sched.kv().has_seq(id))
+          << "preempted sequence " << id << " still holds blocks";
+    }
     auto res = runner.Execute(out);
     ASSERT_TRUE(res.ok());
     std::vector<std::vector<int32_t>> sampled;
@@ -184,13 +208,22 @@ void RunFuzz(const FuzzCase& c) {
   }
   EXPECT_TRUE(live.empty());
   EXPECT_GT(done.size(), 10u);
+  std::set<kv::SeqId> finished;
   for (const Live& l : done) {
+    finished.insert(l.spec.id);
     EXPECT_EQ(l.output, Sequential(c, l)) << "sequence " << l.spec.id;
+  }
+  // Every preempted sequence finished (with its sequential output, above) unless it was aborted.
+  for (kv::SeqId id : preempted) {
+    EXPECT_TRUE(finished.count(id) || aborted_ids.count(id)) << "preempted sequence " << id << " never finished";
   }
   ::testing::Test::RecordProperty("preemptions", static_cast<int>(sched.stats().num_preemptions));
   ::testing::Test::RecordProperty("aborted", aborted);
   if (c.blocks < 64) {
     EXPECT_GT(sched.stats().num_preemptions, 0u);
+    EXPECT_GT(preempted.size() - std::count_if(preempted.begin(), preempted.end(),
+                                               [&](kv::SeqId id) { return aborted_ids.count(id) > 0; }),
+              0u);
   }
   if (c.caching) {
     EXPECT_GT(sched.stats().prefix_cache_hits, 0u);
@@ -202,6 +235,8 @@ TEST(SchedulerFuzz, TightKvForcesPreemption) { RunFuzz({2, true, 8, 4, 60, 16, 3
 TEST(SchedulerFuzz, TightKvNoCaching) { RunFuzz({3, false, 6, 2, 110, 8, 16, 1500}); }
 TEST(SchedulerFuzz, FullOnlySmallBudget) { RunFuzz({4, true, 0, 4, 50, 32, 7, 1500}); }
 TEST(SchedulerFuzz, WindowOneBlockSizeOne) { RunFuzz({5, true, 1, 1, 240, 8, 24, 1000}); }
+// The e2e model's geometry (window 32, blocks of 16), a tight cache and a small step budget.
+TEST(SchedulerFuzz, E2eGeometryTightKvChunked) { RunFuzz({6, true, 32, 16, 24, 8, 20, 3000}); }
 
 }  // namespace
 }  // namespace gemmad
