@@ -20,6 +20,11 @@ std::optional<ApiError> CheckToolChoice(const ServingContext& ctx, const ChatReq
   if (r.tool_choice == ToolChoiceKind::kRequired && o.tool_call_parser.empty()) {
     return ApiError::BadRequest("tool_choice=\"required\" requires --tool-call-parser to be set");
   }
+  // A named choice is constrained to the model's native call syntax, which only the tool-call
+  // parser turns into tool_calls (chat-format.md §8).
+  if (r.tool_choice == ToolChoiceKind::kNamed && o.tool_call_parser.empty()) {
+    return ApiError::BadRequest("a named tool_choice requires --tool-call-parser to be set");
+  }
   if (r.sampling.use_beam_search) return ApiError::BadRequest("beam search is not supported by gemmad", "use_beam_search");
   if (r.chat_template && !o.trust_request_chat_template) {
     return ApiError::BadRequest(
