@@ -37,6 +37,10 @@ class FakeRunner : public Runner {
   Status AddSequence(SequenceSetup setup) override { return registry_.Add(std::move(setup)); }
   void RemoveSequence(kv::SeqId id) override { registry_.Remove(id); }
   Result<StepResult> Execute(const sched::SchedulerOutput& out) override;
+  bool SetLogitsHook(LogitsHook hook) override {
+    registry_.set_logits_hook(std::move(hook));
+    return true;
+  }
 
   // The logits a position with this prefix hash and sliding-window tokens gets (exposed so
   // tests can compute a sequence's expected greedy output without any KV cache).

@@ -38,6 +38,10 @@ class ModelRunner : public Runner {
   Status AddSequence(SequenceSetup setup) override { return registry_.Add(std::move(setup)); }
   void RemoveSequence(kv::SeqId id) override { registry_.Remove(id); }
   Result<StepResult> Execute(const sched::SchedulerOutput& out) override;
+  bool SetLogitsHook(LogitsHook hook) override {
+    registry_.set_logits_hook(std::move(hook));
+    return true;
+  }
 
   const model::gemma4::Model& model() const { return *model_; }
   const model::KvCache& cache() const { return *cache_; }

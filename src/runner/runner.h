@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <span>
 #include <optional>
 #include <vector>
 
@@ -43,6 +45,11 @@ struct StepResult {
   std::vector<SeqStepResult> seqs;  // seqs[i] belongs to SchedulerOutput::seqs[i]
 };
 
+// Test seam (ScriptedRunner): called with a sequence's sampling logits row right before the
+// sampler sees it (the grammar mask and the request's processors still apply). May be called
+// concurrently for different sequences.
+using LogitsHook = std::function<void(const sched::ScheduledSeq& seq, std::span<float> row)>;
+
 class Runner {
  public:
   virtual ~Runner() = default;
@@ -51,6 +58,8 @@ class Runner {
   virtual void RemoveSequence(kv::SeqId id) = 0;
   // A non-ok result means the step (and the engine) failed.
   virtual Result<StepResult> Execute(const sched::SchedulerOutput& out) = 0;
+  // Installs a LogitsHook (before the first AddSequence); false when not supported.
+  virtual bool SetLogitsHook(LogitsHook hook) { return false; }
 };
 
 }  // namespace gemmad::runner

@@ -66,6 +66,7 @@ SeqStepResult SamplingRegistry::Consume(const sched::ScheduledSeq& s, std::span<
     e.prompt_logprobs_done = target + 1;
   }
   if (s.sample) {
+    if (hook_) hook_(s, rows.subspan(i * v, v));
     auto sampled = e.sampler->Sample(rows.subspan(i * v, v));
     if (!sampled.ok()) {
       r.error = sampled.status();

@@ -31,6 +31,8 @@ class SamplingRegistry {
   // `rows` holds LogitRows(s).size() logits rows of vocab_size floats, in that order; they are
   // used as scratch. Calls for different sequences may run concurrently (no Add/Remove meanwhile).
   SeqStepResult Consume(const sched::ScheduledSeq& s, std::span<float> rows);
+  // See runner.h (set before any sequence is added).
+  void set_logits_hook(LogitsHook hook) { hook_ = std::move(hook); }
 
  private:
   struct Entry {
@@ -41,6 +43,7 @@ class SamplingRegistry {
     int64_t prompt_logprobs_done = 1;  // next prompt token index to score
   };
   int32_t vocab_size_;
+  LogitsHook hook_;
   std::unordered_map<kv::SeqId, Entry> seqs_;
 };
 
