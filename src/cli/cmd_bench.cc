@@ -2,7 +2,7 @@
 // OpenAI-compatible server (GET /v1/models, streaming POST /v1/completions). Prompts are random
 // token ids (bench_dataset.h) sent as token-id prompts, so --random-input-len is exact; the
 // allowed ids are the tokenizer's vocabulary minus its added/special tokens (--tokenizer, default
-// the served model, resolved like `gemmad serve` resolves it: local directory or HF cache/hub),
+// the served model: a local directory or the HF cache, never downloaded),
 // or [0, --random-vocab-size) without a tokenizer. Output: vLLM's report on stdout and, with
 // --result-json, vLLM's result fields. Bad flags: one line on stderr, exit 2; an unreachable
 // server or a failing initial test request: one line, exit 1.
@@ -46,7 +46,7 @@ constexpr FlagSpec kFlags[] = {
     {"dataset-name", kString, "random", "Dataset (only random).", FlagEffect::kEffective, "random"},
     {"model", kString, "", "Model name to request (default: the first id of GET /v1/models)."},
     {"tokenizer", kString, "", "Tokenizer (directory or HF repo id) whose vocabulary the random ids come from "
-                               "(default: --model)."},
+                               "(default: --model; a local directory or the HF cache)."},
     {"random-vocab-size", kInt, "", "Draw ids from [0, N) instead of loading a tokenizer."},
     {"num-prompts", kInt, "1000", "Number of requests."},
     {"max-concurrency", kInt, "", "Most requests in flight at once (default: unlimited)."},
@@ -100,7 +100,10 @@ Result<std::vector<int32_t>> AllowedIds(const ParsedFlags& f, const std::string&
     return ids;
   }
   const std::string name = f.GetString("tokenizer").empty() ? model : f.GetString("tokenizer");
-  auto dir = io::ResolveModelPath(name, "main", io::HubSettingsFromEnv());
+  // Local directory or HF cache only: resolving online would download the model's weights too.
+  io::HubSettings hub = io::HubSettingsFromEnv();
+  hub.offline = true;
+  auto dir = io::ResolveModelPath(name, "main", hub, "tokenizer.json");
   if (!dir.ok()) {
     return InvalidArgumentError(fmt::format("cannot load the tokenizer of '{}' ({}); pass --tokenizer or "
                                             "--random-vocab-size", name, dir.status().message()));
