@@ -1,6 +1,7 @@
 // Model resolution and HF hub downloads against a local fake hub (fake_hub.py) started per test:
 // cache layout, offline mode, tokens, a connection dropped halfway and resumed, sha checks.
 #include <fcntl.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
