@@ -18,11 +18,15 @@ using LinearF32Fn = void (*)(const float* x, int64_t n, int64_t in, const float*
 using LinearBf16Fn = void (*)(const float* x, int64_t n, int64_t in, const uint16_t* w,
                               int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
 
+// x[i] <- cap * tanh(x[i] / cap) for i in [0, n) (final-logit soft-capping).
+using SoftCapFn = void (*)(float* x, int64_t n, float cap);
+
 struct CpuKernelTable {
   std::string_view name;  // "generic", "avx2"
   bool (*supported)();    // whether this CPU can run the table
   LinearF32Fn linear_f32;
   LinearBf16Fn linear_bf16;
+  SoftCapFn softcap;
 };
 
 // The active table (chosen on first use; honours GEMMAD_CPU_ISA).
@@ -35,5 +39,7 @@ void SetCpuKernelsForTesting(const CpuKernelTable* table);
 // Per-ISA tables (defined in kernels/cpu/linear_<isa>.cc).
 const CpuKernelTable& GenericCpuKernels();
 const CpuKernelTable* Avx2CpuKernels();  // nullptr when not compiled for this architecture
+// Table entries defined in their own ISA-flagged files (kernels/cpu/<op>_<isa>.cc).
+void SoftCapAvx2(float* x, int64_t n, float cap);
 
 }  // namespace gemmad::kernels

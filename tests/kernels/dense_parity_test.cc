@@ -199,3 +199,36 @@ TEST(KernelParity, EmbeddingGatherF32AndBf16) {
 
 }  // namespace
 }  // namespace gemmad::kernels
+
+namespace gemmad::kernels {
+namespace {
+
+// Every kernel table's softcap against std::tanh over the ranges logits take: around zero (the
+// polynomial branch), the branch point 0.625·cap, saturation, odd lengths and misaligned starts.
+TEST(KernelParity, SoftCapEveryTable) {
+  testing::ForEachKernelTable([](const CpuKernelTable& t) {
+    Rng rng(11);
+    for (float cap : {30.0f, 5.0f}) {
+      for (int64_t n : {1, 7, 8, 9, 33, 4099}) {
+        testing::Misaligned<float> x(n);
+        std::vector<double> want(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) {
+          const double scale = (i % 4 == 0) ? 1e-3 : (i % 4 == 1) ? 1.0 : (i % 4 == 2) ? cap : 20.0 * cap;
+          x[i] = static_cast<float>(scale * (2.0 * rng.Uniform() - 1.0));
+          if (i == 3) x[i] = 0.625f * cap;
+          if (i == 5) x[i] = -0.625f * cap * (1.0f - 1e-6f);
+          want[static_cast<size_t>(i)] = std::tanh(static_cast<double>(x[i]) / cap) * cap;
+        }
+        t.softcap(x.data(), n, cap);
+        for (int64_t i = 0; i < n; ++i) {
+          const double w = want[static_cast<size_t>(i)];
+          ASSERT_NEAR(x[i], w, 3e-7 * cap + 2e-6 * std::fabs(w)) << t.name << " n=" << n << " i=" << i;
+          ASSERT_LE(std::fabs(x[i]), cap);
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+}  // namespace gemmad::kernels

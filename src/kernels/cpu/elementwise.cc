@@ -4,6 +4,7 @@
 
 #include "kernels/cpu/view_checks.h"
 #include "kernels/ops.h"
+#include "kernels/registry.h"
 
 namespace gemmad::kernels {
 namespace {
@@ -39,9 +40,8 @@ void SoftCap(const ExecContext& ctx, const TensorView& x, float cap) {
   internal::CheckDType(x, tensor::DType::kF32, "SoftCap x");
   GEMMAD_CHECK(cap > 0.0f, "SoftCap: cap {}", cap);
   float* p = x.As<float>();
-  ParallelFor(ctx, x.NumElements(), kMinChunk, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) p[i] = std::tanh(p[i] / cap) * cap;
-  });
+  const SoftCapFn fn = CpuKernels().softcap;
+  ParallelFor(ctx, x.NumElements(), kMinChunk, [&](int64_t b, int64_t e) { fn(p + b, e - b, cap); });
 }
 
 void Softmax(const ExecContext& ctx, const TensorView& x) {

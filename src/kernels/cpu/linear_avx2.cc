@@ -84,7 +84,7 @@ bool Avx2Supported() { return __builtin_cpu_supports("avx2") && __builtin_cpu_su
 }  // namespace
 
 const CpuKernelTable* Avx2CpuKernels() {
-  static const CpuKernelTable table{"avx2", &Avx2Supported, &LinearF32Avx2, &LinearBf16Avx2};
+  static const CpuKernelTable table{"avx2", &Avx2Supported, &LinearF32Avx2, &LinearBf16Avx2, &SoftCapAvx2};
   return &table;
 }
 

@@ -1,5 +1,6 @@
 // Portable linear kernels: four tokens share each weight row load, four partial sums per dot
 // so the compiler can vectorise. The baseline every ISA table is compared with.
+#include <cmath>
 #include <cstdint>
 
 #include "kernels/registry.h"
@@ -59,12 +60,16 @@ void LinearBf16Generic(const float* x, int64_t n, int64_t in, const uint16_t* w,
                        int64_t o_end, float* y, int64_t ldy) {
   LinearGeneric(x, n, in, w, o_begin, o_end, y, ldy);
 }
+void SoftCapGeneric(float* x, int64_t n, float cap) {
+  for (int64_t i = 0; i < n; ++i) x[i] = std::tanh(x[i] / cap) * cap;
+}
 bool AlwaysSupported() { return true; }
 
 }  // namespace
 
 const CpuKernelTable& GenericCpuKernels() {
-  static const CpuKernelTable table{"generic", &AlwaysSupported, &LinearF32Generic, &LinearBf16Generic};
+  static const CpuKernelTable table{"generic", &AlwaysSupported, &LinearF32Generic, &LinearBf16Generic,
+                                     &SoftCapGeneric};
   return table;
 }
 
