@@ -10,14 +10,17 @@ constexpr FlagEffect kNotYet = FlagEffect::kAccepted;
 constexpr FlagEffect kOnlyDefault = FlagEffect::kUnsupported;
 
 constexpr FlagSpec kFlags[] = {
-    {"max-num-seqs", kInt, "256", "Most sequences in one engine step.", kYes, {}, {}, "e2e test_concurrency"},
-    {"max-num-batched-tokens", kTokenCount, "2048", "Token budget of one engine step.", kYes},
+    {"max-num-seqs", kInt, "256", "Most sequences in one engine step.", kYes, {}, {},
+     "e2e test_max_num_seqs_caps_running"},
+    {"max-num-batched-tokens", kTokenCount, "2048", "Token budget of one engine step.", kYes, {}, {},
+     "e2e test_chunked_prefill_matches_one_shot_prefill"},
     {"enable-chunked-prefill", kBool, "true", "Split long prompts across steps (always on).", kNotYet},
     {"enable-prefix-caching", kBool, "true", "Reuse KV blocks of repeated prompt prefixes.", kYes, {}, {},
-     "e2e test_seeds"},
+     "e2e test_prefix_caching_hits_and_matches_uncached"},
     {"block-size", kInt, "16", "Tokens per KV block.", kYes},
     {"kv-cache-memory-bytes", kTokenCount, "(env VLLM_CPU_KVCACHE_SPACE GiB, else 4 GiB)",
-     "KV cache budget in bytes (e.g. 8G).", kYes, {}, {}, "unit ServeOptionsTest"},
+     "KV cache budget in bytes (e.g. 8G).", kYes, {}, {},
+     "unit ServeOptionsTest, e2e test_preemption_under_tight_kv"},
     {"kv-cache-dtype", kString, "auto", "KV cache dtype.", kNotYet,
      "auto|float16|bfloat16|fp8|fp8_e4m3|fp8_e5m2|fp8_inc|fp8_ds_mla"},
     {"gpu-memory-utilization", kFloat, "0.92", "Fraction of GPU memory for weights and KV (no GPU yet).",

@@ -1,0 +1,82 @@
+"""Server flags whose effect shows through the API (each a fresh `gemmad serve`)."""
+import json
+
+import gemmad_e2e as e2e
+
+MODEL = e2e.DEFAULT_REPO
+MESSAGES = [{"role": "user", "content": "Name three colours."}]
+
+
+def tokenize_chat(s, **extra):
+    status, _, body = e2e.http("POST", s.base_url + "/tokenize", dict({"model": MODEL, "messages": MESSAGES}, **extra))
+    assert status == 200, body
+    return json.loads(body)["tokens"]
+
+
+def test_response_role():
+    with e2e.Server([MODEL, "--response-role", "bot"], name="flags") as s:
+        r = s.client().chat.completions.create(model=MODEL, messages=MESSAGES, max_tokens=2)
+        assert r.choices[0].message.role == "bot"
+        chunks = list(s.client().chat.completions.create(model=MODEL, messages=MESSAGES, max_tokens=2, stream=True))
+        assert chunks[0].choices[0].delta.role == "bot"
+
+
+def test_default_chat_template_kwargs():
+    with e2e.Server([MODEL] + e2e.TOOL_FLAGS, name="flags") as plain:
+        off = tokenize_chat(plain)
+        on = tokenize_chat(plain, chat_template_kwargs={"enable_thinking": True})
+    assert on != off
+    with e2e.Server([MODEL] + e2e.TOOL_FLAGS + ["--default-chat-template-kwargs", '{"enable_thinking": true}'],
+                    name="flags") as s:
+        assert tokenize_chat(s) == on  # the server default applies
+        assert tokenize_chat(s, chat_template_kwargs={"enable_thinking": False}) == off  # the request wins
+        r = s.client().chat.completions.create(model=MODEL, messages=MESSAGES, max_tokens=1)
+        assert r.usage.prompt_tokens == len(on)
+
+
+def test_enable_force_include_usage():
+    with e2e.Server([MODEL, "--enable-force-include-usage"], name="flags") as s:
+        chunks = list(s.client().chat.completions.create(model=MODEL, messages=MESSAGES, max_tokens=3, stream=True))
+        assert chunks[-1].usage is not None and chunks[-1].usage.completion_tokens == 3
+    with e2e.Server([MODEL], name="flags") as s:
+        chunks = list(s.client().chat.completions.create(model=MODEL, messages=MESSAGES, max_tokens=3, stream=True))
+        assert all(c.usage is None for c in chunks)
+
+
+def sampled_texts(seed):
+    with e2e.Server([MODEL, "--seed", str(seed)], name="flags") as s:
+        c = s.client()
+        return [c.completions.create(model=MODEL, prompt=f"Story {i}:", max_tokens=12, temperature=1.0,
+                                     top_p=1.0, extra_body={"top_k": -1}).choices[0].text for i in range(3)]
+
+
+def test_seed_makes_unseeded_requests_reproducible():
+    a, b, other = sampled_texts(7), sampled_texts(7), sampled_texts(8)
+    assert a == b
+    assert a != other
+
+
+def test_max_num_seqs_caps_running():
+    import threading
+    with e2e.Server([MODEL, "--max-num-seqs", "2"], name="flags") as s:
+        c = s.client()
+        results = []
+
+        def one(i):
+            r = c.completions.create(model=MODEL, prompt=f"Count {i}:", max_tokens=120, temperature=0,
+                                     extra_body={"ignore_eos": True})
+            results.append(r.usage.completion_tokens)
+
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(6)]
+        for t in threads:
+            t.start()
+        running, waiting = [], []
+        while any(t.is_alive() for t in threads):
+            m = s.metrics()
+            running.append(sum(v for k, v in m.items() if k.startswith("vllm:num_requests_running")))
+            waiting.append(sum(v for k, v in m.items() if k.startswith("vllm:num_requests_waiting")))
+        for t in threads:
+            t.join()
+        assert results == [120] * 6
+        assert max(running) <= 2, running
+        assert max(waiting) >= 1, waiting  # the other requests queued behind the cap
