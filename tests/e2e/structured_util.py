@@ -41,6 +41,9 @@ def token_ids(server, text):
 
 # Divides the logits of tokens already generated: breaks the random model's "2222…" loops.
 REPETITION_PENALTY = 1.5
+# Grows with each repeat: ends the loops the repetition penalty alone does not ("2222…" in a number
+# of an any-JSON value).
+FREQUENCY_PENALTY = 0.5
 
 
 BYTE_TOKEN_BASE = 238  # Gemma 4's byte-fallback token <0xHH> is id 238 + HH
@@ -64,9 +67,13 @@ def char_token_ids(server, ch):
 def termination_bias(server, extra=()):
     """logit_bias for the random model (module docstring); `extra`: more (char, value) pairs."""
     bias = {}
-    for text, value in [('"', 30), ("}", 10), ("]", 10), (",", 6)] + [(str(d), -12) for d in range(10)] + list(extra):
+    for text, value in [('"', 60), ("}", 10), ("]", 10), (",", 6)] + [(str(d), -12) for d in range(10)] + list(extra):
         for t in char_token_ids(server, text):
             bias[str(t)] = value
+    for stop in ("<turn|>", "<eos>"):  # end a complete top-level value rather than trailing whitespace
+        ids = token_ids(server, stop)
+        assert len(ids) == 1, (stop, ids)
+        bias[str(ids[0])] = 10
     return bias
 
 
@@ -137,13 +144,13 @@ REQUIRED_KEYWORDS = ["type:object", "type:array", "type:string", "type:integer",
 
 
 def print_coverage(counts, total):
-    print(f"\nschema keyword coverage over {total} schemas:")
+    print(f"\nschema keyword coverage over {total} schemas ({getattr(run_schemas, 'last_times', '')}):")
     print(f"  {'keyword':30s} schemas")
     for k in REQUIRED_KEYWORDS:
         print(f"  {k:30s} {counts.get(k, 0)}")
 
 
-def run_schemas(server, entries, threads=8, max_tokens=400):
+def run_schemas(server, entries, threads=8, max_tokens=800):
     """Sends one chat request per schema (8 at a time); returns the list of failures (strings)."""
     client = server.client(timeout=300)
     bias = termination_bias(server)
@@ -152,7 +159,7 @@ def run_schemas(server, entries, threads=8, max_tokens=400):
         t0 = time.time()
         r = client.chat.completions.create(
             model=e2e.DEFAULT_REPO, messages=[{"role": "user", "content": "Answer in JSON."}],
-            max_tokens=max_tokens, seed=d["id"], logit_bias=bias,
+            max_tokens=max_tokens, seed=d["id"], logit_bias=bias, frequency_penalty=FREQUENCY_PENALTY,
             extra_body={"structured_outputs": {"json": d["schema"], "disable_any_whitespace": d["compact"]},
                         "repetition_penalty": REPETITION_PENALTY})
         choice = r.choices[0]
@@ -174,12 +181,12 @@ def run_schemas(server, entries, threads=8, max_tokens=400):
         for sid, problems, text, dt in ex.map(one, entries):
             times.append(dt)
             if problems:
-                failures.append(f"schema {sid}: {'; '.join(problems)}\n  output: {text[:300]!r}")
+                failures.append(f"schema {sid}: {'; '.join(problems)}\n  output: {text[:300]!r}…{text[-300:]!r}")
     times.sort()
-    print(f"{len(entries)} schemas: request time p50 {times[len(times) // 2]:.2f} s, max {times[-1]:.2f} s")
+    run_schemas.last_times = f"request time p50 {times[len(times) // 2]:.2f} s, max {times[-1]:.2f} s"
     return failures
 
 
-def sample(entries, k, seed):
+def sample(entries, k, seed):  # a seeded subset (for local runs)
     rng = random.Random(seed)
     return sorted(rng.sample(entries, k), key=lambda d: d["id"])
