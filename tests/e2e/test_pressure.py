@@ -332,7 +332,10 @@ def test_bench_serve_against_gemmad(fleet, tmp_path):
             assert r[f"{stat}_{k}_ms"] >= 0, k
     assert 0 < r["mean_ttft_ms"] <= r["mean_e2el_ms"]
     assert r["output_lens"] == [outp] * n
-    assert all(len(itl) == outp - 1 for itl in r["itls"])
+    # One inter-token gap per streamed chunk after the first (as vLLM's bench); a loaded server may
+    # merge pending tokens of a slow reader into one chunk, so there are at most outp - 1.
+    assert all(1 <= len(itl) <= outp - 1 for itl in r["itls"]), r["itls"]
+    assert all(ttft + sum(itl) <= r["duration"] for ttft, itl in zip(r["ttfts"], r["itls"]))
     # Bad input: one line, exit 2.
     bad = subprocess.run([e2e.BIN, "bench", "serve", "--base-url", server.base_url, "--num-prompts", "0"],
                          capture_output=True, text=True, env=env, timeout=30)
