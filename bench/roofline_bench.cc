@@ -1,0 +1,169 @@
+// Roofline instruments for the CPU: what this machine can do at best, measured, so that kernel
+// figures (bench_linear, `gemmad generate`) can be stated as a fraction of it.
+//
+//   BM_ReadBandwidth/<MiB>/<threads>   streaming read-only sum over a buffer (8 independent AVX2
+//                                      accumulators, 256 B per loop trip, no stores). Counter
+//                                      read_GB/s = buffer bytes read per wall second (1e9 B).
+//                                      Sizes far above the LLC (this host reports 480 MiB of L3,
+//                                      so 1 GiB is only ~2x; 4 GiB is the DRAM figure) measure
+//                                      DRAM; the small sizes show the cache levels.
+//   BM_FmaPeak{Avx2,Avx512}/<threads>  12 independent FMA chains per thread in registers (latency
+//                                      4-5 cycles x 2 FMA ports needs >= 10 chains). Counters
+//                                      GFLOP/s (all threads) and GFLOP/s_per_thread; one FMA lane
+//                                      = 2 flops.
+//
+// Threads come from kernels::ThreadPool (the caller takes part), one contiguous slice each, so
+// the 2-thread figures include the same dispatch machinery the kernels use. All cases use wall
+// time (UseRealTime). The 2 cores may be shared with other work: repeat with
+// --benchmark_repetitions=5 and read the max / median.
+// gemmad-bench-libs: gemmad_kernels
+#include <benchmark/benchmark.h>
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "kernels/thread_pool.h"
+
+namespace {
+
+using gemmad::kernels::ThreadPool;
+
+ThreadPool& Pool(int threads) {
+  static ThreadPool p1(1), p2(2);
+  return threads == 1 ? p1 : p2;
+}
+
+// One buffer for all sizes (largest requested), touched once so the pages exist.
+struct Buffer {
+  float* data = nullptr;
+  size_t bytes = 0;
+};
+Buffer& GetBuffer(size_t bytes) {
+  static Buffer buf;
+  if (buf.bytes < bytes) {
+    std::free(buf.data);
+    buf.data = static_cast<float*>(std::aligned_alloc(4096, bytes));
+    buf.bytes = bytes;
+    const size_t n = bytes / sizeof(float);
+    for (size_t i = 0; i < n; ++i) buf.data[i] = static_cast<float>(i & 1023) * 1e-3f;
+  }
+  return buf;
+}
+
+__attribute__((target("avx2,fma"))) float SumAvx2(const float* p, size_t n) {
+  __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+  size_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    a0 = _mm256_add_ps(a0, _mm256_load_ps(p + i));
+    a1 = _mm256_add_ps(a1, _mm256_load_ps(p + i + 8));
+    a2 = _mm256_add_ps(a2, _mm256_load_ps(p + i + 16));
+    a3 = _mm256_add_ps(a3, _mm256_load_ps(p + i + 24));
+    a4 = _mm256_add_ps(a4, _mm256_load_ps(p + i + 32));
+    a5 = _mm256_add_ps(a5, _mm256_load_ps(p + i + 40));
+    a6 = _mm256_add_ps(a6, _mm256_load_ps(p + i + 48));
+    a7 = _mm256_add_ps(a7, _mm256_load_ps(p + i + 56));
+  }
+  __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
+                           _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7)));
+  float lanes[8];
+  _mm256_storeu_ps(lanes, s);
+  float r = 0;
+  for (float v : lanes) r += v;
+  for (; i < n; ++i) r += p[i];
+  return r;
+}
+
+// Args: buffer MiB, threads.
+void BM_ReadBandwidth(benchmark::State& state) {
+  const size_t bytes = static_cast<size_t>(state.range(0)) << 20;
+  const int threads = static_cast<int>(state.range(1));
+  Buffer& buf = GetBuffer(bytes);
+  const size_t n = bytes / sizeof(float);
+  ThreadPool& pool = Pool(threads);
+  float partial[2] = {0, 0};
+  for (auto _ : state) {
+    pool.Run(threads, [&](int64_t t) {
+      // Slices are multiples of 64 floats so every aligned load stays aligned.
+      size_t b = (n / 64) * static_cast<size_t>(t) / threads * 64;
+      size_t e = t + 1 == threads ? n : (n / 64) * static_cast<size_t>(t + 1) / threads * 64;
+      partial[t] = SumAvx2(buf.data + b, e - b);
+    });
+    benchmark::DoNotOptimize(partial);
+  }
+  state.counters["read_GB/s"] =
+      benchmark::Counter(static_cast<double>(bytes) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_ReadBandwidth)
+    ->ArgNames({"MiB", "threads"})
+    ->ArgsProduct({{1, 16, 256, 1024, 4096}, {1, 2}})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+constexpr int kChains = 12;
+constexpr int64_t kFmaTrips = 1 << 22;  // trips of the inner loop per thread per iteration
+
+// The chains are named variables (not an array) so that -O2 keeps all twelve in registers; the
+// empty asm makes each trip's results opaque, so the compiler cannot fold trips together.
+#define GEMMAD_FMA_LOOP(VEC, SET1, FMADD, CONSTRAINT)                                          \
+  VEC c0 = SET1(seed), c1 = SET1(seed + 1), c2 = SET1(seed + 2), c3 = SET1(seed + 3);            \
+  VEC c4 = SET1(seed + 4), c5 = SET1(seed + 5), c6 = SET1(seed + 6), c7 = SET1(seed + 7);        \
+  VEC c8 = SET1(seed + 8), c9 = SET1(seed + 9), c10 = SET1(seed + 10), c11 = SET1(seed + 11);    \
+  const VEC a = SET1(0.999999f), b = SET1(1e-7f);                                                \
+  for (int64_t i = 0; i < trips; ++i) {                                                          \
+    c0 = FMADD(c0, a, b); c1 = FMADD(c1, a, b); c2 = FMADD(c2, a, b); c3 = FMADD(c3, a, b);      \
+    c4 = FMADD(c4, a, b); c5 = FMADD(c5, a, b); c6 = FMADD(c6, a, b); c7 = FMADD(c7, a, b);      \
+    c8 = FMADD(c8, a, b); c9 = FMADD(c9, a, b); c10 = FMADD(c10, a, b); c11 = FMADD(c11, a, b);  \
+    __asm__ volatile("" : "+" CONSTRAINT(c0), "+" CONSTRAINT(c1), "+" CONSTRAINT(c2),            \
+                     "+" CONSTRAINT(c3), "+" CONSTRAINT(c4), "+" CONSTRAINT(c5),                 \
+                     "+" CONSTRAINT(c6), "+" CONSTRAINT(c7), "+" CONSTRAINT(c8),                 \
+                     "+" CONSTRAINT(c9), "+" CONSTRAINT(c10), "+" CONSTRAINT(c11));              \
+  }                                                                                              \
+  VEC lanes_sum = c0 + c1 + c2 + c3 + c4 + c5 + c6 + c7 + c8 + c9 + c10 + c11;                   \
+  return lanes_sum[0];
+
+__attribute__((target("avx2,fma"), noinline)) float FmaLoopAvx2(float seed, int64_t trips) {
+  GEMMAD_FMA_LOOP(__m256, _mm256_set1_ps, _mm256_fmadd_ps, "x")
+}
+__attribute__((target("avx512f"), noinline)) float FmaLoopAvx512(float seed, int64_t trips) {
+  GEMMAD_FMA_LOOP(__m512, _mm512_set1_ps, _mm512_fmadd_ps, "v")
+}
+#undef GEMMAD_FMA_LOOP
+
+template <int kLanes>
+void BM_FmaPeak(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  if (kLanes == 16 && !__builtin_cpu_supports("avx512f")) {
+    state.SkipWithError("no AVX-512F on this CPU");
+    return;
+  }
+  if (kLanes == 8 && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) {
+    state.SkipWithError("no AVX2+FMA on this CPU");
+    return;
+  }
+  ThreadPool& pool = Pool(threads);
+  float out[2] = {0, 0};
+  for (auto _ : state) {
+    pool.Run(threads, [&](int64_t t) {
+      out[t] = kLanes == 16 ? FmaLoopAvx512(static_cast<float>(t), kFmaTrips)
+                            : FmaLoopAvx2(static_cast<float>(t), kFmaTrips);
+    });
+    benchmark::DoNotOptimize(out);
+  }
+  const double flops = 2.0 * kLanes * kChains * static_cast<double>(kFmaTrips) * threads *
+                       static_cast<double>(state.iterations());
+  state.counters["GFLOP/s"] = benchmark::Counter(flops / 1e9, benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s_per_thread"] =
+      benchmark::Counter(flops / 1e9 / threads, benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_FmaPeak<8>)->Name("BM_FmaPeakAvx2")->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FmaPeak<16>)->Name("BM_FmaPeakAvx512")->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
