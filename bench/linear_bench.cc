@@ -1,0 +1,172 @@
+// kernels::Linear (y = x·wᵀ, bf16 weights, f32 activations) at the real Gemma 4 decode shapes,
+// through the public op (view checks, ParallelFor over a ThreadPool of 1 or 2 threads, the
+// active CPU kernel table), so the figures are what a decode step gets.
+//
+// Case names: Linear/<model>.<tensor>/<out>x<in>/n:<tokens>/threads:<t>/<cold|hot>
+//   cold  every iteration reads a different copy of the weights, cycling through a set of
+//         >= 1.5 GiB (3x this host's 480 MiB L3), so weights come from DRAM as in a decode step
+//         (each matrix is read once per step and ~3-4 GB of others pass before it comes back);
+//   hot   the same copy every iteration: the matrix stays in L2/L3 when it fits, which shows
+//         the kernel's in-cache ceiling (batch 1 only).
+// Counters: weight_GB/s = weight bytes (out·in·2) per wall second, 1e9 B; GFLOP/s = 2·n·out·in
+// per wall second. Compare with bench_roofline (read_GB/s at 4096 MiB, FmaPeak) from the same
+// session; docs/cpu-performance.md has the table.
+//
+// Shapes (out = rows of w, in = columns), all from /work/shared/spec/text-model.md:
+//   §9 "Concrete shapes" table: q/k/v/o sliding and full, mlp gate/up/down for E2B (H 1536,
+//     I 6144 in layers 0-14, 12288 in the double-wide KV-shared layers 15-34), E4B (H 2560,
+//     I 10240), 31B (H 5376, I 21504; sliding q/k/v/o, one matrix at a time), 26B-A4B dense
+//     branch (I 2112) and one expert: experts.gate_up_proj[e] [2·Ie = 1408, 2816] and
+//     experts.down_proj[e] [2816, Ie = 704] (§8, §9);
+//   §7 / §9 PLE: per_layer_input_gate [P = 256, H], per_layer_projection [H, 256],
+//     per_layer_model_projection [L·P = 8960, 1536] (E2B);
+//   §3/§10: tied LM head = embed_tokens [V = 262144, H] (E2B 1536, E4B 2560, 31B 5376).
+// Run a subset with --benchmark_filter, e.g. 'e2b\.' or 'n:1/threads:2/cold'.
+// gemmad-bench-libs: gemmad_kernels
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kernels/ops.h"
+#include "kernels/registry.h"
+#include "kernels/thread_pool.h"
+
+namespace {
+
+namespace k = gemmad::kernels;
+namespace t = gemmad::tensor;
+
+struct LinearShape {
+  const char* name;
+  int64_t out, in;
+};
+
+// Grouped by model; the order keeps the weight buffer growing monotonically (largest last).
+constexpr LinearShape kShapes[] = {
+    // E2B, H = 1536, 8 heads, 1 KV head, head_dim 256 (sliding) / 512 (full).
+    {"e2b.q_sliding", 2048, 1536},
+    {"e2b.q_full", 4096, 1536},
+    {"e2b.kv_sliding", 256, 1536},
+    {"e2b.kv_full", 512, 1536},
+    {"e2b.o_sliding", 1536, 2048},
+    {"e2b.o_full", 1536, 4096},
+    {"e2b.gate_up", 6144, 1536},
+    {"e2b.down", 1536, 6144},
+    {"e2b.gate_up_2x", 12288, 1536},
+    {"e2b.down_2x", 1536, 12288},
+    {"e2b.ple_gate", 256, 1536},
+    {"e2b.ple_proj", 1536, 256},
+    {"e2b.ple_model_proj", 8960, 1536},
+    // E4B, H = 2560, 2 KV heads.
+    {"e4b.q_sliding", 2048, 2560},
+    {"e4b.q_full", 4096, 2560},
+    {"e4b.kv_sliding", 512, 2560},
+    {"e4b.kv_full", 1024, 2560},
+    {"e4b.o_sliding", 2560, 2048},
+    {"e4b.o_full", 2560, 4096},
+    {"e4b.gate_up", 10240, 2560},
+    {"e4b.down", 2560, 10240},
+    // 26B-A4B, H = 2816: dense branch and one routed expert (8 of 128 run per token).
+    {"26b.dense_gate_up", 2112, 2816},
+    {"26b.dense_down", 2816, 2112},
+    {"26b.expert_gate_up", 1408, 2816},
+    {"26b.expert_down", 2816, 704},
+    // 31B, H = 5376, 32 heads, 16 KV heads (sliding).
+    {"31b.q_sliding", 8192, 5376},
+    {"31b.kv_sliding", 4096, 5376},
+    {"31b.o_sliding", 5376, 8192},
+    {"31b.gate_up", 21504, 5376},
+    {"31b.down", 5376, 21504},
+    // Tied LM heads (the biggest single reads of a decode step).
+    {"e2b.lm_head", 262144, 1536},
+    {"e4b.lm_head", 262144, 2560},
+    {"31b.lm_head", 262144, 5376},
+};
+
+constexpr size_t kRotateBytes = size_t{3} << 29;  // 1.5 GiB
+
+k::ThreadPool& Pool(int threads) {
+  static k::ThreadPool p1(1), p2(2);
+  return threads == 1 ? p1 : p2;
+}
+
+// One bf16 buffer shared by all cases, grown on demand and filled with small pseudo-random
+// values (bf16 of uniform [-1/32, 1/32)), so every page is real and no value is denormal.
+struct WeightBuffer {
+  uint16_t* data = nullptr;
+  size_t bytes = 0;
+};
+WeightBuffer& Weights(size_t bytes) {
+  static WeightBuffer buf;
+  if (buf.bytes < bytes) {
+    std::free(buf.data);
+    buf.data = static_cast<uint16_t*>(std::aligned_alloc(4096, bytes));
+    buf.bytes = bytes;
+    uint64_t s = 0x9e3779b97f4a7c15ull;
+    const size_t n = bytes / 2;
+    for (size_t i = 0; i < n; ++i) {
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      float f = (static_cast<float>(s >> 40) / 16777216.0f - 0.5f) / 16.0f;
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      buf.data[i] = static_cast<uint16_t>(bits >> 16);
+    }
+  }
+  return buf;
+}
+
+void BM_Linear(benchmark::State& state, LinearShape shape, int64_t n, int threads, bool cold) {
+  const size_t w_bytes = static_cast<size_t>(shape.out * shape.in) * 2;
+  WeightBuffer& wb = Weights(std::max(kRotateBytes, w_bytes));
+  const size_t copies = cold ? wb.bytes / w_bytes : 1;
+  std::vector<float> x(static_cast<size_t>(n * shape.in)), y(static_cast<size_t>(n * shape.out));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int>(i % 97) - 48) / 64.0f;
+  k::ExecContext ctx{&Pool(threads)};
+  t::TensorView xv{x.data(), t::DType::kF32, {n, shape.in}};
+  t::TensorView yv{y.data(), t::DType::kF32, {n, shape.out}};
+  size_t copy = 0;
+  for (auto _ : state) {
+    t::TensorView wv{wb.data + copy * (w_bytes / 2), t::DType::kBF16, {shape.out, shape.in}};
+    k::Linear(ctx, xv, wv, yv);
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+    if (++copy == copies) copy = 0;
+  }
+  const double iters = static_cast<double>(state.iterations());
+  state.counters["weight_GB/s"] =
+      benchmark::Counter(static_cast<double>(w_bytes) * iters / 1e9, benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      2.0 * static_cast<double>(n * shape.out * shape.in) * iters / 1e9, benchmark::Counter::kIsRate);
+  state.counters["MB"] = static_cast<double>(w_bytes) / 1e6;
+  state.SetLabel(std::string(k::CpuKernels().name));
+}
+
+int RegisterAll() {
+  for (const LinearShape& s : kShapes) {
+    for (int64_t n : {1, 16}) {
+      for (int threads : {1, 2}) {
+        for (bool cold : {true, false}) {
+          if (!cold && n != 1) continue;
+          std::string name = "Linear/" + std::string(s.name) + "/" + std::to_string(s.out) + "x" +
+                             std::to_string(s.in) + "/n:" + std::to_string(n) +
+                             "/threads:" + std::to_string(threads) + (cold ? "/cold" : "/hot");
+          benchmark::RegisterBenchmark(name.c_str(), BM_Linear, s, n, threads, cold)
+              ->UseRealTime()
+              ->MinTime(0.3)
+              ->Unit(benchmark::kMicrosecond);
+        }
+      }
+    }
+  }
+  return 0;
+}
+const int kRegistered = RegisterAll();
+
+}  // namespace
+
+BENCHMARK_MAIN();
