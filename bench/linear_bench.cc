@@ -4,8 +4,9 @@
 //
 // Case names: Linear/<model>.<tensor>/<out>x<in>/n:<tokens>/threads:<t>/<cold|hot>
 //   cold  every iteration reads a different copy of the weights, cycling through a set of
-//         >= 1.5 GiB (3x this host's 480 MiB L3), so weights come from DRAM as in a decode step
-//         (each matrix is read once per step and ~3-4 GB of others pass before it comes back);
+//         4 GiB (GEMMAD_BENCH_ROTATE_MIB; 8x this host's 480 MiB L3), so weights come from DRAM
+//         as in a decode step (each matrix is read once per step and ~4.5 GB of others pass
+//         before it comes back);
 //   hot   the same copy every iteration: the matrix stays in L2/L3 when it fits, which shows
 //         the kernel's in-cache ceiling (batch 1 only).
 // Counters: weight_GB/s = weight bytes (out·in·2) per wall second, 1e9 B; GFLOP/s = 2·n·out·in
@@ -88,7 +89,12 @@ constexpr LinearShape kShapes[] = {
     {"31b.lm_head", 262144, 5376},
 };
 
-constexpr size_t kRotateBytes = size_t{3} << 29;  // 1.5 GiB
+// Size of the cold rotation set: GEMMAD_BENCH_ROTATE_MIB, default 4096 (about one E2B decode
+// step's worth of weights, 8x the L3, so almost nothing survives in cache between two reads).
+size_t RotateBytes() {
+  const char* env = std::getenv("GEMMAD_BENCH_ROTATE_MIB");
+  return static_cast<size_t>(env != nullptr ? std::atoll(env) : 4096) << 20;
+}
 
 k::ThreadPool& Pool(int threads) {
   static k::ThreadPool p1(1), p2(2);
@@ -122,7 +128,7 @@ WeightBuffer& Weights(size_t bytes) {
 
 void BM_Linear(benchmark::State& state, LinearShape shape, int64_t n, int threads, bool cold) {
   const size_t w_bytes = static_cast<size_t>(shape.out * shape.in) * 2;
-  WeightBuffer& wb = Weights(std::max(kRotateBytes, w_bytes));
+  WeightBuffer& wb = Weights(std::max(RotateBytes(), w_bytes));
   const size_t copies = cold ? wb.bytes / w_bytes : 1;
   std::vector<float> x(static_cast<size_t>(n * shape.in)), y(static_cast<size_t>(n * shape.out));
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int>(i % 97) - 48) / 64.0f;
