@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Batch-1 decode roofline of `gemmad generate` on a real-shape checkpoint (docs/cpu-performance.md).
+
+1. Reads config.json and the safetensors headers of MODEL and sums the bytes of the weights one
+   decode step actually streams (text-model.md §4-§7): q/o of every layer, k/v of the KV-owning
+   layers only (layers >= L - num_kv_shared_layers reuse a donor's cache and never read theirs),
+   gate/up/down of every layer, the PLE per-layer gate/projection and the global
+   per_layer_model_projection, router/experts if present (all experts counted: an upper bound),
+   and embed_tokens once as the tied LM head. Not counted: norms (tiny), and the gathered rows
+   of embed_tokens / embed_tokens_per_layer (one row per token).
+2. Times `gemmad generate MODEL --prompt-ids 1,2,3 --ignore-eos` with --max-tokens 1 and
+   --max-tokens 1+N, REPS times each, interleaved; per-token decode time = (best(1+N) - best(1)) / N,
+   which removes load and prefill.
+3. Runs bench_roofline's 4096 MiB read-bandwidth cases (1 and 2 threads) in the same session and
+   reports tokens/s x bytes/token as a percentage of them.
+4. With --linear-json (output of `bench_linear --benchmark_format=json`), also sums the measured
+   batch-1 cold Linear time of every matrix of the step: the part of the step the Linear kernel
+   explains; the rest is everything else (attention, norms, softcap, sampling, dispatch).
+
+Usage: bench/e2b_decode_roofline.py MODEL [--gemmad build/relassert/gemmad]
+       [--roofline build/relassert/bench/bench_roofline] [--reps 3] [--tokens 32] [--threads 0]
+       [--linear-json FILE]
+"""
+import argparse
+import json
+import os
+import struct
+import subprocess
+import sys
+import time
+
+DTYPE_BYTES = {"BF16": 2, "F16": 2, "F32": 4}
+
+
+def read_headers(model):
+    tensors = {}
+    for name in sorted(os.listdir(model)):
+        if not name.endswith(".safetensors"):
+            continue
+        with open(os.path.join(model, name), "rb") as f:
+            (n,) = struct.unpack("<Q", f.read(8))
+            header = json.loads(f.read(n))
+        header.pop("__metadata__", None)
+        tensors.update(header)
+    return tensors
+
+
+def streamed_weights(model):
+    """Returns [(category, tensor name, shape, bytes)] of the weights one decode step reads."""
+    with open(os.path.join(model, "config.json")) as f:
+        cfg = json.load(f)
+    tc = cfg.get("text_config", cfg)
+    layers = tc["num_hidden_layers"]
+    first_shared = layers - (tc.get("num_kv_shared_layers") or 0)
+    tensors = read_headers(model)
+    prefix = next(p for p in ("model.language_model.", "model.") if p + "embed_tokens.weight" in tensors)
+    out = []
+
+    def add(cat, short):
+        name = prefix + short
+        if name in tensors:
+            t = tensors[name]
+            nbytes = DTYPE_BYTES[t["dtype"]]
+            for d in t["shape"]:
+                nbytes *= d
+            out.append((cat, short, tuple(t["shape"]), nbytes))
+
+    for l in range(layers):
+        p = f"layers.{l}."
+        for proj in ("q_proj", "o_proj") + (("k_proj", "v_proj") if l < first_shared else ()):
+            add("attention", p + "self_attn." + proj + ".weight")
+        for proj in ("gate_proj", "up_proj", "down_proj"):
+            add("mlp", p + "mlp." + proj + ".weight")
+        add("ple", p + "per_layer_input_gate.weight")
+        add("ple", p + "per_layer_projection.weight")
+        add("moe", p + "router.proj.weight")
+        add("moe", p + "experts.gate_up_proj")
+        add("moe", p + "experts.down_proj")
+    add("ple", "per_layer_model_projection.weight")
+    add("lm_head", "embed_tokens.weight")
+    return out
+
+
+def time_generate(gemmad, model, max_tokens, threads):
+    cmd = [gemmad, "generate", model, "--prompt-ids", "1,2,3", "--max-tokens", str(max_tokens), "--ignore-eos"]
+    if threads:
+        cmd += ["--threads", str(threads)]
+    start = time.perf_counter()
+    res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=True)
+    wall = time.perf_counter() - start
+    got = sum(1 for line in res.stdout.splitlines() if line.startswith('{"id"'))
+    if got != max_tokens:
+        sys.exit(f"expected {max_tokens} tokens, got {got}: {res.stderr[-500:]}")
+    return wall
+
+
+def read_bandwidth(roofline, reps):
+    res = subprocess.run(
+        [roofline, "--benchmark_filter=BM_ReadBandwidth/MiB:4096/", f"--benchmark_repetitions={reps}",
+         "--benchmark_format=json"], stdout=subprocess.PIPE, check=True, text=True)
+    best = {}
+    for b in json.loads(res.stdout)["benchmarks"]:
+        if b.get("run_type") != "iteration":
+            continue
+        threads = int(b["name"].split("threads:")[1].split("/")[0])
+        best[threads] = max(best.get(threads, 0.0), b["read_GB/s"])
+    return best
+
+
+def linear_seconds(linear_json, weights, threads):
+    with open(linear_json) as f:
+        runs = json.load(f)["benchmarks"]
+    by_shape = {}
+    for b in runs:
+        name = b["name"]
+        if b.get("run_type", "iteration") != "iteration" or f"/n:1/threads:{threads}/cold" not in name:
+            continue
+        out, inp = name.split("/")[2].split("x")
+        t = b["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b["time_unit"]]
+        key = (int(out), int(inp))
+        by_shape[key] = min(by_shape.get(key, t), t)
+    total, missing = 0.0, set()
+    for _, _, shape, _ in weights:
+        if len(shape) == 2 and shape in by_shape:
+            total += by_shape[shape]
+        else:
+            missing.add(shape)
+    return total, missing
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("model")
+    ap.add_argument("--gemmad", default="build/relassert/gemmad")
+    ap.add_argument("--roofline", default="build/relassert/bench/bench_roofline")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--tokens", type=int, default=32)
+    ap.add_argument("--threads", type=int, default=0, help="gemmad --threads (0 = all cores)")
+    ap.add_argument("--linear-json")
+    args = ap.parse_args()
+
+    weights = streamed_weights(args.model)
+    per_cat = {}
+    for cat, _, _, nbytes in weights:
+        per_cat[cat] = per_cat.get(cat, 0) + nbytes
+    bytes_per_token = sum(per_cat.values())
+    print("weights streamed per decode token:")
+    for cat, nbytes in per_cat.items():
+        print(f"  {cat:10s} {nbytes / 1e9:8.3f} GB")
+    print(f"  {'total':10s} {bytes_per_token / 1e9:8.3f} GB ({len(weights)} tensors)")
+
+    print(f"load average before: {os.getloadavg()[0]:.2f}")
+    time_generate(args.gemmad, args.model, 1, args.threads)  # page cache warm-up
+    t1, tn = [], []
+    for _ in range(args.reps):
+        t1.append(time_generate(args.gemmad, args.model, 1, args.threads))
+        tn.append(time_generate(args.gemmad, args.model, 1 + args.tokens, args.threads))
+    print("wall --max-tokens 1:  " + " ".join(f"{t:.2f}" for t in t1) + " s")
+    print(f"wall --max-tokens {1 + args.tokens}: " + " ".join(f"{t:.2f}" for t in tn) + " s")
+    step = (min(tn) - min(t1)) / args.tokens
+    median_step = (sorted(tn)[len(tn) // 2] - sorted(t1)[len(t1) // 2]) / args.tokens
+    print(f"decode step: best {step * 1e3:.1f} ms ({1 / step:.2f} tok/s), "
+          f"median {median_step * 1e3:.1f} ms ({1 / median_step:.2f} tok/s)")
+    achieved = bytes_per_token / step / 1e9
+    print(f"weight bytes streamed: {achieved:.2f} GB/s (best step)")
+
+    bw = read_bandwidth(args.roofline, args.reps)
+    for threads, gbs in sorted(bw.items()):
+        print(f"bench_roofline read 4 GiB, {threads} thread(s): {gbs:.2f} GB/s -> decode at "
+              f"{100 * achieved / gbs:.1f}% of it (roofline {gbs * 1e9 / bytes_per_token:.2f} tok/s)")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+    if args.linear_json:
+        threads = args.threads or os.cpu_count()
+        lin, missing = linear_seconds(args.linear_json, weights, min(threads, 2))
+        print(f"sum of bench_linear n:1 cold times over the step's matrices ({min(threads, 2)} threads): "
+              f"{lin * 1e3:.1f} ms = {100 * lin / step:.0f}% of the measured step"
+              + (f" (no figure for shapes {sorted(missing)})" if missing else ""))
+
+
+if __name__ == "__main__":
+    main()
