@@ -232,3 +232,47 @@ TEST(KernelParity, SoftCapEveryTable) {
 
 }  // namespace
 }  // namespace gemmad::kernels
+
+namespace gemmad::kernels {
+namespace {
+
+// A token's output row does not depend on which other tokens share the call (the serving engine
+// batches different requests together; greedy outputs must equal their sequential results):
+// every table gives bit-identical rows for a token alone and inside batches of 2..9, over rows
+// that fall into every tile shape and leftover.
+TEST(KernelParity, LinearIsBatchInvariant) {
+  Rng rng(21);
+  testing::ForEachKernelTable([&](const CpuKernelTable& t) {
+    for (int64_t in : {7, 64, 67}) {
+      const int64_t out = 37;
+      auto wf = testing::RandomFloats(rng, out * in);
+      std::vector<float> wb_f;
+      auto wb = testing::RandomBf16(rng, out * in, &wb_f);
+      for (int64_t n : {2, 3, 4, 5, 8, 9}) {
+        auto x = testing::RandomFloats(rng, n * in);
+        std::vector<float> batched(static_cast<size_t>(n * out)), alone(static_cast<size_t>(out));
+        t.linear_f32(x.data(), n, in, wf.data(), 0, out, batched.data(), out);
+        for (int64_t k = 0; k < n; ++k) {
+          t.linear_f32(x.data() + k * in, 1, in, wf.data(), 0, out, alone.data(), out);
+          for (int64_t o = 0; o < out; ++o) ASSERT_EQ(batched[k * out + o], alone[o]) << t.name << " f32 n=" << n;
+        }
+        t.linear_bf16(x.data(), n, in, wb.data(), 0, out, batched.data(), out);
+        for (int64_t k = 0; k < n; ++k) {
+          t.linear_bf16(x.data() + k * in, 1, in, wb.data(), 0, out, alone.data(), out);
+          for (int64_t o = 0; o < out; ++o) ASSERT_EQ(batched[k * out + o], alone[o]) << t.name << " bf16 n=" << n;
+        }
+        // A sub-range of rows (how the thread pool splits the work) gives the same values.
+        std::vector<float> part(static_cast<size_t>(n * out), -1.0f);
+        t.linear_bf16(x.data(), n, in, wb.data(), 3, 17, part.data(), out);  // rows 3..16 only
+        for (int64_t k = 0; k < n; ++k) {
+          for (int64_t o = 0; o < out; ++o) {
+            ASSERT_EQ(part[k * out + o], (o >= 3 && o < 17) ? batched[k * out + o] : -1.0f) << t.name << " range";
+          }
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+}  // namespace gemmad::kernels

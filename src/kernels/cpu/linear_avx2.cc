@@ -1,5 +1,6 @@
-// AVX2+FMA linear kernels (this file is compiled with -mavx2 -mfma): 8 lanes per FMA, up to four
-// tokens share each weight load, bf16 widened by a 16-bit shift. Unaligned loads throughout.
+// AVX2+FMA linear kernels (this file is compiled with -mavx2 -mfma): 8 lanes per FMA; four tokens
+// share each weight load (4x2 tiles), a lone token runs four rows at once (1x4), bf16 widened by a
+// 16-bit shift. Unaligned loads throughout.
 // Include no header with inline code here beyond intrinsics and the registry's declarations.
 #include <immintrin.h>
 
@@ -26,47 +27,111 @@ inline float Widen(uint16_t w) {
   return f;
 }
 
-inline float HorizontalSum(__m256 v) {
-  __m128 lo = _mm256_castps256_ps128(v);
-  __m128 hi = _mm256_extractf128_ps(v, 1);
-  lo = _mm_add_ps(lo, hi);
-  __m128 sh = _mm_movehdup_ps(lo);
-  lo = _mm_add_ps(lo, sh);
-  sh = _mm_movehl_ps(sh, lo);
-  return _mm_cvtss_f32(_mm_add_ss(lo, sh));
+// Lane sums of four accumulators, [Σa, Σb, Σc, Σd], each as ((l0+l1)+(l2+l3))+((l4+l5)+(l6+l7)).
+// Every dot product below is reduced by this one formula, whichever tile computed it, so an
+// output does not depend on how many tokens or rows shared the pass (batch-invariant results).
+inline __m128 Hsum4(__m256 a, __m256 b, __m256 c, __m256 d) {
+  __m256 t = _mm256_hadd_ps(_mm256_hadd_ps(a, b), _mm256_hadd_ps(c, d));
+  return _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
+}
+inline float Hsum1(__m256 a) { return _mm_cvtss_f32(Hsum4(a, a, a, a)); }
+
+// The scalar tail of one dot product (in % 8 elements), added after the vector part.
+template <typename W>
+inline float Tail(const float* x, const W* wr, int64_t from, int64_t in) {
+  float s = 0.0f;
+  for (int64_t j = from; j < in; ++j) s += x[j] * Widen(wr[j]);
+  return s;
 }
 
-// NT tokens (1..4) against one weight row.
-template <int NT, typename W>
-inline void DotRows(const float* x, int64_t in, const W* wr, float* out) {
-  __m256 acc[NT];
-  for (int k = 0; k < NT; ++k) acc[k] = _mm256_setzero_ps();
+// One token against four weight rows: four independent FMA chains, so the loop streams weights
+// at memory speed instead of waiting on one chain's FMA latency.
+template <typename W>
+inline void Dot1x4(const float* x, int64_t in, const W* w0, const W* w1, const W* w2, const W* w3,
+                   float* out) {
+  __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
   int64_t i = 0;
   for (; i + 8 <= in; i += 8) {
-    __m256 wv = Load8(wr + i);
-    for (int k = 0; k < NT; ++k) acc[k] = _mm256_fmadd_ps(Load8(x + k * in + i), wv, acc[k]);
+    __m256 xv = Load8(x + i);
+    a0 = _mm256_fmadd_ps(xv, Load8(w0 + i), a0);
+    a1 = _mm256_fmadd_ps(xv, Load8(w1 + i), a1);
+    a2 = _mm256_fmadd_ps(xv, Load8(w2 + i), a2);
+    a3 = _mm256_fmadd_ps(xv, Load8(w3 + i), a3);
   }
-  for (int k = 0; k < NT; ++k) {
-    float s = HorizontalSum(acc[k]);
-    for (int64_t j = i; j < in; ++j) s += x[k * in + j] * Widen(wr[j]);
-    out[k] = s;
+  float r[4];
+  _mm_storeu_ps(r, Hsum4(a0, a1, a2, a3));
+  out[0] = r[0] + Tail(x, w0, i, in);
+  out[1] = r[1] + Tail(x, w1, i, in);
+  out[2] = r[2] + Tail(x, w2, i, in);
+  out[3] = r[3] + Tail(x, w3, i, in);
+}
+
+// Four tokens against two weight rows: eight chains, each weight vector widened once for four
+// tokens. out[k * 2 + r] = token k · row r.
+template <typename W>
+inline void Dot4x2(const float* x, int64_t in, const W* w0, const W* w1, float* out) {
+  __m256 a[8];
+  for (auto& v : a) v = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 8 <= in; i += 8) {
+    __m256 v0 = Load8(w0 + i), v1 = Load8(w1 + i);
+    for (int k = 0; k < 4; ++k) {
+      __m256 xv = Load8(x + k * in + i);
+      a[k * 2] = _mm256_fmadd_ps(xv, v0, a[k * 2]);
+      a[k * 2 + 1] = _mm256_fmadd_ps(xv, v1, a[k * 2 + 1]);
+    }
   }
+  float r[8];
+  _mm_storeu_ps(r, Hsum4(a[0], a[1], a[2], a[3]));
+  _mm_storeu_ps(r + 4, Hsum4(a[4], a[5], a[6], a[7]));
+  for (int k = 0; k < 4; ++k) {
+    out[k * 2] = r[k * 2] + Tail(x + k * in, w0, i, in);
+    out[k * 2 + 1] = r[k * 2 + 1] + Tail(x + k * in, w1, i, in);
+  }
+}
+
+// One token against one row (leftover rows).
+template <typename W>
+inline float Dot1x1(const float* x, int64_t in, const W* wr) {
+  __m256 a = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 8 <= in; i += 8) a = _mm256_fmadd_ps(Load8(x + i), Load8(wr + i), a);
+  return Hsum1(a) + Tail(x, wr, i, in);
 }
 
 template <typename W>
 void LinearAvx2(const float* x, int64_t n, int64_t in, const W* w, int64_t o_begin, int64_t o_end,
                 float* y, int64_t ldy) {
-  float r[4];
-  for (int64_t o = o_begin; o < o_end; ++o) {
-    const W* wr = w + o * in;
+  // Tokens in groups of four share each weight load (rows in pairs); the remaining 0-3 tokens
+  // each take rows in fours. Rows are walked in blocks so that a block's weights stay in L2
+  // between the token groups.
+  const int64_t by_l2 = (int64_t{128} << 10) / (in * static_cast<int64_t>(sizeof(W)));
+  const int64_t row_block = by_l2 < 2 ? 2 : by_l2;
+  for (int64_t ob = o_begin; ob < o_end; ob += row_block) {
+    const int64_t oe = ob + row_block < o_end ? ob + row_block : o_end;
     int64_t t = 0;
     for (; t + 4 <= n; t += 4) {
-      DotRows<4>(x + t * in, in, wr, r);
-      for (int k = 0; k < 4; ++k) y[(t + k) * ldy + o] = r[k];
+      const float* xt = x + t * in;
+      int64_t o = ob;
+      float r[8];
+      for (; o + 2 <= oe; o += 2) {
+        Dot4x2(xt, in, w + o * in, w + (o + 1) * in, r);
+        for (int k = 0; k < 4; ++k) {
+          y[(t + k) * ldy + o] = r[k * 2];
+          y[(t + k) * ldy + o + 1] = r[k * 2 + 1];
+        }
+      }
+      for (; o < oe; ++o) {
+        for (int k = 0; k < 4; ++k) y[(t + k) * ldy + o] = Dot1x1(xt + k * in, in, w + o * in);
+      }
     }
     for (; t < n; ++t) {
-      DotRows<1>(x + t * in, in, wr, r);
-      y[t * ldy + o] = r[0];
+      const float* xt = x + t * in;
+      int64_t o = ob;
+      for (; o + 4 <= oe; o += 4) {
+        Dot1x4(xt, in, w + o * in, w + (o + 1) * in, w + (o + 2) * in, w + (o + 3) * in, y + t * ldy + o);
+      }
+      for (; o < oe; ++o) y[t * ldy + o] = Dot1x1(xt, in, w + o * in);
     }
   }
 }

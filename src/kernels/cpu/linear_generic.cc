@@ -1,5 +1,5 @@
 // Portable linear kernels: four tokens share each weight row load, four partial sums per dot
-// so the compiler can vectorise. The baseline every ISA table is compared with.
+// (in every path: batch-invariant) so the compiler can vectorise. The baseline every ISA table is compared with.
 #include <cmath>
 #include <cstdint>
 
@@ -25,19 +25,23 @@ void LinearGeneric(const float* x, int64_t n, int64_t in, const W* w, int64_t o_
     const W* wr = w + o * in;
     int64_t t = 0;
     for (; t + 4 <= n; t += 4) {
+      // The same four partial sums per dot as the single-token loop below, so a token's result
+      // does not depend on the batch it came in (LinearIsBatchInvariant).
       const float* x0 = x + t * in;
-      float a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-      for (int64_t i = 0; i < in; ++i) {
-        float wv = Widen(wr[i]);
-        a0 += x0[i] * wv;
-        a1 += x0[in + i] * wv;
-        a2 += x0[2 * in + i] * wv;
-        a3 += x0[3 * in + i] * wv;
+      float p[4][4] = {};
+      int64_t i = 0;
+      for (; i + 4 <= in; i += 4) {
+        float wv[4];
+        for (int k = 0; k < 4; ++k) wv[k] = Widen(wr[i + k]);
+        for (int tk = 0; tk < 4; ++tk) {
+          for (int k = 0; k < 4; ++k) p[tk][k] += x0[tk * in + i + k] * wv[k];
+        }
       }
-      y[t * ldy + o] = a0;
-      y[(t + 1) * ldy + o] = a1;
-      y[(t + 2) * ldy + o] = a2;
-      y[(t + 3) * ldy + o] = a3;
+      for (; i < in; ++i) {
+        const float wv = Widen(wr[i]);
+        for (int tk = 0; tk < 4; ++tk) p[tk][0] += x0[tk * in + i] * wv;
+      }
+      for (int tk = 0; tk < 4; ++tk) y[(t + tk) * ldy + o] = (p[tk][0] + p[tk][1]) + (p[tk][2] + p[tk][3]);
     }
     for (; t < n; ++t) {
       const float* xr = x + t * in;
