@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/test_temp_path.h"
 #include "base/files.h"
 #include "cli_runner.h"
 #include "io/safetensors.h"
@@ -20,19 +21,7 @@
 namespace gemmad {
 namespace {
 
-// A per-process path under the test temp dir (parallel ctest runs never share files), removed
-// when the test process exits.
-std::string TempPath(const std::string& name) {
-  struct Registry {
-    std::vector<std::string> paths;
-    ~Registry() {
-      for (const auto& p : paths) std::filesystem::remove_all(p);
-    }
-  };
-  static Registry registry;
-  registry.paths.push_back(JoinPath(testing::TempDir(), name + "_" + std::to_string(::getpid())));
-  return registry.paths.back();
-}
+std::string TempPath(const std::string& name) { return TestTempPath(name); }
 
 using ::testing::HasSubstr;
 using testing_cli::RunGemmad;

@@ -10,6 +10,7 @@
 
 #include <cmath>
 
+#include "base/test_temp_path.h"
 #include "base/files.h"
 #include "gemma4_golden.h"
 #include "io/sha256.h"
@@ -19,19 +20,7 @@
 namespace gemmad {
 namespace {
 
-// A per-process path under the test temp dir (parallel ctest runs never share files), removed
-// when the test process exits.
-std::string TempPath(const std::string& name) {
-  struct Registry {
-    std::vector<std::string> paths;
-    ~Registry() {
-      for (const auto& p : paths) std::filesystem::remove_all(p);
-    }
-  };
-  static Registry registry;
-  registry.paths.push_back(JoinPath(testing::TempDir(), name + "_" + std::to_string(::getpid())));
-  return registry.paths.back();
-}
+std::string TempPath(const std::string& name) { return TestTempPath(name); }
 
 using model::gemma4::Checkpoint;
 using model::gemma4::Config;

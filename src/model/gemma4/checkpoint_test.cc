@@ -9,6 +9,7 @@
 #include <vector>
 #include <unistd.h>
 
+#include "base/test_temp_path.h"
 #include "base/files.h"
 #include "io/safetensors.h"
 #include "model/gemma4/presets.h"
@@ -18,19 +19,7 @@
 namespace gemmad::model::gemma4 {
 namespace {
 
-// A per-process path under the test temp dir (parallel ctest runs never share files), removed
-// when the test process exits.
-std::string TempPath(const std::string& name) {
-  struct Registry {
-    std::vector<std::string> paths;
-    ~Registry() {
-      for (const auto& p : paths) std::filesystem::remove_all(p);
-    }
-  };
-  static Registry registry;
-  registry.paths.push_back(JoinPath(testing::TempDir(), name + "_" + std::to_string(::getpid())));
-  return registry.paths.back();
-}
+std::string TempPath(const std::string& name) { return TestTempPath(name); }
 
 using ::testing::HasSubstr;
 
