@@ -6,12 +6,13 @@ Golden file format ("gemmad-golden-v1"), documented in docs/checkpoints-and-gold
                "f32"|"bf16"|"i64", "shape": [...], "offset": bytes, "bytes": n}}, ...}
   <name>.bin   the arrays back to back, little-endian, row-major (bf16 = the upper 16 bits of an f32).
 """
-import hashlib
 import json
 import os
 import struct
 
 import torch
+
+from check_manifest import sha256_file  # noqa: F401 (torch-free; re-exported for the generators)
 
 
 class GoldenWriter:
@@ -58,14 +59,6 @@ def safetensors_header(path):
     parsed = json.loads(text)
     tensors = {k: {"dtype": v["dtype"], "shape": v["shape"]} for k, v in parsed.items() if k != "__metadata__"}
     return text, tensors
-
-
-def sha256_file(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def update_manifest(golden_root, area, info):

@@ -155,18 +155,36 @@ bool AllFinished(const CompletionRun& c) {
   return true;
 }
 
+// Reads the next engine output of any prompt, records its prompt logprobs and cached-token count,
+// and returns the choice it belongs to (nullptr for an index outside the request). False when
+// every stream has ended.
+bool NextOutput(CompletionRun& c, EngineRuns& runs, size_t* prompt, engine::RequestOutput* out,
+                ChoiceState** choice) {
+  if (AllFinished(c) || !runs.Next(prompt, out)) return false;
+  if (out->prompt_logprobs) c.prompts[*prompt].prompt_logprobs = *out->prompt_logprobs;
+  if (!c.num_cached_tokens) c.num_cached_tokens = out->num_cached_tokens;
+  size_t i = *prompt * static_cast<size_t>(c.n) + static_cast<size_t>(out->index);
+  *choice = (out->index >= 0 && i < c.choices.size()) ? c.choices[i].get() : nullptr;
+  return true;
+}
+
+// usage.prompt_tokens_details.cached_tokens, when --enable-prompt-tokens-details asks for it.
+std::optional<int64_t> CachedTokens(const CompletionRun& c) {
+  if (c.ctx.options.enable_prompt_tokens_details && c.num_cached_tokens) return *c.num_cached_tokens;
+  return std::nullopt;
+}
+
 void Stream(CompletionRun& c, EngineRuns& runs, ResponseSink& sink) {
   const SamplingRequest& s = c.req.sampling;
   bool include_usage = s.include_usage || c.ctx.options.enable_force_include_usage;
   bool continuous = include_usage && s.continuous_usage_stats;
   engine::RequestOutput out;
   size_t prompt = 0;
-  while (!AllFinished(c) && runs.Next(&prompt, &out)) {
-    if (out.prompt_logprobs) c.prompts[prompt].prompt_logprobs = *out.prompt_logprobs;
-    if (!c.num_cached_tokens) c.num_cached_tokens = out.num_cached_tokens;
-    size_t i = prompt * static_cast<size_t>(c.n) + static_cast<size_t>(out.index);
-    if (out.index < 0 || i >= c.choices.size()) continue;
-    ChoiceState& st = *c.choices[i];
+  ChoiceState* choice = nullptr;
+  while (NextOutput(c, runs, &prompt, &out, &choice)) {
+    if (choice == nullptr) continue;
+    const size_t i = prompt * static_cast<size_t>(c.n) + static_cast<size_t>(out.index);
+    ChoiceState& st = *choice;
     int32_t before = st.decoder.num_tokens();
     std::optional<ChoiceStep> step = st.Apply(out);
     if (!step || step->finish_reason == "error") {
@@ -198,10 +216,8 @@ void Stream(CompletionRun& c, EngineRuns& runs, ResponseSink& sink) {
     int64_t prompt_tokens = 0, completion = 0;
     for (const PromptRun& p : c.prompts) prompt_tokens += static_cast<int64_t>(p.ids.size());
     for (const auto& st : c.choices) completion += st->decoder.num_tokens();
-    std::optional<int64_t> cached;
-    if (c.ctx.options.enable_prompt_tokens_details && c.num_cached_tokens) cached = *c.num_cached_tokens;
     Json chunk = Header(c, Json::array());
-    chunk["usage"] = UsageJson(prompt_tokens, completion, cached, false);
+    chunk["usage"] = UsageJson(prompt_tokens, completion, CachedTokens(c), false);
     sink.SendEvent(DumpJson(chunk));
   }
   sink.EndStream();
@@ -210,11 +226,9 @@ void Stream(CompletionRun& c, EngineRuns& runs, ResponseSink& sink) {
 void Full(CompletionRun& c, EngineRuns& runs, ResponseSink& sink) {
   engine::RequestOutput out;
   size_t prompt = 0;
-  while (!AllFinished(c) && runs.Next(&prompt, &out)) {
-    if (out.prompt_logprobs) c.prompts[prompt].prompt_logprobs = *out.prompt_logprobs;
-    if (!c.num_cached_tokens) c.num_cached_tokens = out.num_cached_tokens;
-    size_t i = prompt * static_cast<size_t>(c.n) + static_cast<size_t>(out.index);
-    if (out.index >= 0 && i < c.choices.size()) c.choices[i]->Apply(out);
+  ChoiceState* choice = nullptr;
+  while (NextOutput(c, runs, &prompt, &out, &choice)) {
+    if (choice != nullptr) choice->Apply(out);
   }
   if (sink.client_gone()) return;
   runs.AbortAll(engine::FinishReason::kStop);
@@ -241,12 +255,10 @@ void Full(CompletionRun& c, EngineRuns& runs, ResponseSink& sink) {
       choices.push_back(std::move(ch));
     }
   }
-  std::optional<int64_t> cached;
-  if (c.ctx.options.enable_prompt_tokens_details && c.num_cached_tokens) cached = *c.num_cached_tokens;
   Json r = Header(c, std::move(choices));
   r["service_tier"] = nullptr;
   r["system_fingerprint"] = nullptr;
-  r["usage"] = UsageJson(prompt_tokens, completion, cached, true);
+  r["usage"] = UsageJson(prompt_tokens, completion, CachedTokens(c), true);
   r["kv_transfer_params"] = nullptr;
   sink.SendJson(DumpJson(r));
 }
