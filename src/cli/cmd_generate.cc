@@ -29,7 +29,8 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: gemmad generate MODEL (--prompt TEXT | --prompt-ids 1,2,3) [--max-tokens N] [--temperature T]\n"
-    "                       [--logprobs K] [--seed S] [--ignore-eos] [--threads N] [--revision R]";
+    "                       [--logprobs K] [--seed S] [--ignore-eos] [--threads N] [--revision R]\n"
+    "                       [--quantization int8|int4|none]";
 
 struct GenerateArgs {
   std::string model, revision = "main";
@@ -41,6 +42,7 @@ struct GenerateArgs {
   int64_t seed = 0;
   bool ignore_eos = false;
   int threads = 0;  // 0 = all hardware threads
+  model::gemma4::WeightQuantization quantization = model::gemma4::WeightQuantization::kNone;
 };
 
 template <typename T>
@@ -104,6 +106,10 @@ Result<GenerateArgs> ParseArgs(const std::vector<std::string>& args) {
       GEMMAD_ASSIGN_OR_RETURN(g.threads, ParseNumber<int>(flag, value));
     } else if (flag == "--revision") {
       g.revision = value;
+    } else if (flag == "--quantization") {
+      auto q = model::gemma4::ParseWeightQuantization(value);
+      if (!q.ok()) return q.status().WithPrefix("--quantization");
+      g.quantization = *q;
     } else {
       return InvalidArgumentError("unknown flag " + flag);
     }
@@ -129,7 +135,10 @@ struct Session {
 Result<Session> Prepare(const GenerateArgs& g) {
   Session s;
   GEMMAD_ASSIGN_OR_RETURN(std::string dir, io::ResolveModelPath(g.model, g.revision, io::HubSettingsFromEnv()));
-  GEMMAD_ASSIGN_OR_RETURN(s.model, model::gemma4::Model::Load(dir));
+  model::gemma4::ModelOptions mo;
+  mo.quantization = g.quantization;
+  mo.num_threads = g.threads > 0 ? g.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  GEMMAD_ASSIGN_OR_RETURN(s.model, model::gemma4::Model::Load(dir, {}, mo));
   if (std::filesystem::exists(std::filesystem::path(dir) / "tokenizer.json")) {
     GEMMAD_ASSIGN_OR_RETURN(s.tok, tokenizer::Tokenizer::Load(dir));
   }

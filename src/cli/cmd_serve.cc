@@ -94,6 +94,7 @@ Result<engine::ModelEngine> StartEngine(const ServeOptions& o, const ServeModel&
   e.max_logprobs = static_cast<int32_t>(o.max_logprobs);
   e.seed = o.seed;
   e.num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  e.quantization = o.quantization;
   e.iteration_timeout_s = o.engine_iteration_timeout_s;
   e.allow_long_max_model_len = o.allow_long_max_model_len;
   auto engine = engine::CreateModelEngine(e);

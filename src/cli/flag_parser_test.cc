@@ -81,10 +81,11 @@ TEST(FlagParserTest, AllThreeMmLimitForms) {
 }
 
 TEST(FlagParserTest, ShortAliases) {
-  auto f = Parse({"m", "-tp", "1", "-q", "fp8"});
+  auto f = Parse({"m", "-tp", "1", "-q", "int4"});
   ASSERT_TRUE(f.ok()) << f.status().ToString();
   EXPECT_EQ(f->GetInt("tensor-parallel-size"), 1);
-  EXPECT_EQ(f->GetString("quantization"), "fp8");
+  EXPECT_EQ(f->GetString("quantization"), "int4");
+  EXPECT_FALSE(Parse({"m", "-q", "fp8"}).ok());  // not a method gemmad implements
 }
 
 TEST(FlagParserTest, UnknownFlagSuggestsTheClosest) {

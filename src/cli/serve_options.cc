@@ -122,6 +122,11 @@ Status FillModelAndEngine(const ParsedFlags& f, EnvLookup env, ServeOptions& o) 
   o.tokenizer = f.GetString("tokenizer");
   o.tokenizer_revision = f.GetString("tokenizer-revision");
   o.dtype = f.GetString("dtype");
+  if (!f.IsNull("quantization")) {
+    auto q = model::gemma4::ParseWeightQuantization(f.GetString("quantization"));
+    if (!q.ok()) return q.status().WithPrefix("--quantization");
+    o.quantization = *q;
+  }
   if (!f.IsNull("max-model-len")) {
     int64_t v = f.GetInt("max-model-len");
     if (v == 0 || v < -1) return InvalidArgumentError("--max-model-len must be positive, or -1/auto");

@@ -15,6 +15,7 @@
 #include "base/result.h"
 #include "constrain/request.h"
 #include "cli/flag_parser.h"
+#include "model/gemma4/weight_quantization.h"
 
 namespace gemmad::cli {
 
@@ -25,6 +26,7 @@ struct ServeOptions {
   std::string tokenizer;  // empty: the model
   std::string tokenizer_revision;
   std::string dtype = "auto";
+  model::gemma4::WeightQuantization quantization = model::gemma4::WeightQuantization::kNone;  // --quantization
   std::optional<int64_t> max_model_len;  // unset: model config; -1: largest that fits
   uint64_t seed = 0;
 

@@ -51,6 +51,17 @@ TEST(ServeOptionsTest, ModelByFlagOrPositional) {
   EXPECT_NE(none.status().message().find("no model given"), std::string::npos);
 }
 
+TEST(ServeOptionsTest, QuantizationMethods) {
+  using model::gemma4::WeightQuantization;
+  EXPECT_EQ(Build({"m"})->quantization, WeightQuantization::kNone);
+  EXPECT_EQ(Build({"m", "--quantization", "int8"})->quantization, WeightQuantization::kInt8);
+  EXPECT_EQ(Build({"m", "-q", "int4"})->quantization, WeightQuantization::kInt4);
+  EXPECT_EQ(Build({"m", "--quantization=none"})->quantization, WeightQuantization::kNone);
+  auto bad = Build({"m", "--quantization", "awq"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("quantization"), std::string::npos) << bad.status().message();
+}
+
 TEST(ServeOptionsTest, ApiKeyFromEnvUnlessGiven) {
   EXPECT_EQ(Build({"m"}, {{"VLLM_API_KEY", "env"}})->api_keys, std::vector<std::string>{"env"});
   EXPECT_EQ(Build({"m", "--api-key", "cli"}, {{"VLLM_API_KEY", "env"}})->api_keys, std::vector<std::string>{"cli"});

@@ -10,6 +10,7 @@
 
 #include "base/result.h"
 #include "engine/engine.h"
+#include "model/gemma4/weight_quantization.h"
 #include "tensor/dtype.h"
 
 namespace gemmad::engine {
@@ -29,6 +30,7 @@ struct ModelEngineOptions {
   int num_threads = 1;                          // CPU threads for the forward pass (incl. the engine thread)
   double iteration_timeout_s = 60.0;
   bool allow_long_max_model_len = false;        // VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
+  model::gemma4::WeightQuantization quantization = model::gemma4::WeightQuantization::kNone;  // --quantization
 };
 
 struct ModelEngine {

@@ -15,8 +15,18 @@ namespace gemmad::kernels {
 using tensor::TensorView;
 
 // ---- dense algebra -----------------------------------------------------------------------
-// y = x · wᵀ. x: [n, in] f32; w: [out, in] f32|bf16; y: [n, out] f32 (must not alias x).
+// y = x · wᵀ. x: [n, in] f32; w: [out, in] f32|bf16|Q8_R|Q4_0; y: [n, out] f32 (must not alias
+// x). Quantized weights (in % 32 == 0) meet x quantized per token in int8 blocks of 32
+// (tensor/quant_blocks.h).
 void Linear(const ExecContext& ctx, const TensorView& x, const TensorView& w, const TensorView& y);
+
+// ---- weight quantization (load time) ------------------------------------------------------
+// dst = quantize(src) row by row (tensor/quant_blocks.h). src: [rows, in] f32|bf16 (rank ≥ 2
+// views are taken as rows of their last dim); dst: same shape, dtype Q8_R or Q4_0, in % 32 == 0,
+// data of dst.SizeBytes() bytes. Deterministic: the result does not depend on the pool.
+void QuantizeWeights(const ExecContext& ctx, const TensorView& src, const TensorView& dst);
+// out[0, m) = the dequantized row `row` ([m] view of a Q8_R or Q4_0 tensor's row).
+void DequantizeRow(const TensorView& row, float* out);
 
 // RMSNorm over the last dim: out = x · pow(mean(x²) + eps, -0.5) · weight (text-model.md §4.1;
 // the weight is used as stored, never 1 + w). x, out: [rows, n] f32 (may alias); weight: [n]
@@ -44,7 +54,7 @@ void Add(const ExecContext& ctx, const TensorView& a, const TensorView& b, const
 void Scale(const ExecContext& ctx, const TensorView& x, float s);
 
 // ---- embeddings ------------------------------------------------------------------------------
-// out[t, :] = table[ids[t], :] · scale. table: [num_rows, m] f32|bf16 (may be a memory-mapped
+// out[t, :] = table[ids[t], :] · scale. table: [num_rows, m] f32|bf16|Q8_R|Q4_0 (may be a memory-mapped
 // file: only the rows named are touched); ids: [n] i32, each in [0, num_rows); out: [n, m] f32.
 void EmbeddingGather(const ExecContext& ctx, const TensorView& table, const TensorView& ids,
                      float scale, const TensorView& out);
@@ -85,7 +95,7 @@ void MoeRoute(const ExecContext& ctx, const TensorView& logits, const TensorView
 // out[t] = Σ_k weights[t,k] · down[e]·(gelu_tanh(gate)⊙up), (gate; up) = gate_up[e]·x[t],
 // e = ids[t,k]; contributions are accumulated per expert in ascending id (the reference
 // model's order). x: [n, H] f32; gate_up: [E, 2·Ie, H] f32|bf16 (gate rows first);
-// down: [E, H, Ie] same dtype; out: [n, H] f32 (overwritten; must not alias x).
+// down: [E, H, Ie] same dtype (or Q8_R|Q4_0); out: [n, H] f32 (overwritten; must not alias x).
 void MoeExperts(const ExecContext& ctx, const TensorView& x, const TensorView& gate_up,
                 const TensorView& down, const TensorView& weights, const TensorView& ids,
                 const TensorView& out);

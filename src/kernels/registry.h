@@ -21,12 +21,24 @@ using LinearBf16Fn = void (*)(const float* x, int64_t n, int64_t in, const uint1
 // x[i] <- cap * tanh(x[i] / cap) for i in [0, n) (final-logit soft-capping).
 using SoftCapFn = void (*)(float* x, int64_t n, float cap);
 
+// Activation quantization for the quantized Linear (tensor/quant_blocks.h): x: [n, in] f32 with
+// in % 32 == 0 -> q: [n, in] int8, d: [n, in / 32] f32, per block of 32: d = max|x| / 127,
+// q = round-half-even(x · (1 / d)) (q = 0 where d = 0). Every table produces identical bits.
+using QuantizeActsFn = void (*)(const float* x, int64_t n, int64_t in, int8_t* q, float* d);
+// y[t, o] = Σ_b d[t, b] · (weight block scale) · Σ_j q[t, 32b + j] · w_q[o, 32b + j] for the
+// kQ8R or kQ4_0 rows of w (row stride tensor::RowBytes(dtype, in)), o in [o_begin, o_end).
+using LinearQuantFn = void (*)(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w,
+                               int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
+
 struct CpuKernelTable {
   std::string_view name;  // "generic", "avx2"
   bool (*supported)();    // whether this CPU can run the table
   LinearF32Fn linear_f32;
   LinearBf16Fn linear_bf16;
   SoftCapFn softcap;
+  QuantizeActsFn quantize_acts;
+  LinearQuantFn linear_q8r;   // kQ8R weights
+  LinearQuantFn linear_q4_0;  // kQ4_0 weights
 };
 
 // The active table (chosen on first use; honours GEMMAD_CPU_ISA).
@@ -41,5 +53,15 @@ const CpuKernelTable& GenericCpuKernels();
 const CpuKernelTable* Avx2CpuKernels();  // nullptr when not compiled for this architecture
 // Table entries defined in their own ISA-flagged files (kernels/cpu/<op>_<isa>.cc).
 void SoftCapAvx2(float* x, int64_t n, float cap);
+void QuantizeActsGeneric(const float* x, int64_t n, int64_t in, int8_t* q, float* d);
+void LinearQ8RGeneric(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
+                      int64_t o_end, float* y, int64_t ldy);
+void LinearQ4_0Generic(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
+                       int64_t o_end, float* y, int64_t ldy);
+void QuantizeActsAvx2(const float* x, int64_t n, int64_t in, int8_t* q, float* d);
+void LinearQ8RAvx2(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
+                   int64_t o_end, float* y, int64_t ldy);
+void LinearQ4_0Avx2(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
+                    int64_t o_end, float* y, int64_t ldy);
 
 }  // namespace gemmad::kernels

@@ -1,6 +1,8 @@
 // DType sizes and names.
 #include "tensor/dtype.h"
 
+#include "tensor/quant_blocks.h"
+
 namespace gemmad::tensor {
 
 size_t DTypeSize(DType t) {
@@ -9,8 +11,20 @@ size_t DTypeSize(DType t) {
     case DType::kF32: case DType::kI32: return 4;
     case DType::kBF16: case DType::kF16: case DType::kI16: return 2;
     case DType::kI8: case DType::kU8: case DType::kBool: return 1;
+    case DType::kQ8R: case DType::kQ4_0: return 0;
   }
   return 0;
+}
+
+bool IsBlockQuantized(DType t) { return t == DType::kQ8R || t == DType::kQ4_0; }
+
+size_t RowBytes(DType t, int64_t cols) {
+  const auto c = static_cast<size_t>(cols);
+  switch (t) {
+    case DType::kQ8R: return sizeof(float) + c;
+    case DType::kQ4_0: return c / kQuantBlock * sizeof(BlockQ4_0);
+    default: return c * DTypeSize(t);
+  }
 }
 
 std::string_view DTypeName(DType t) {
@@ -25,6 +39,8 @@ std::string_view DTypeName(DType t) {
     case DType::kI8: return "I8";
     case DType::kU8: return "U8";
     case DType::kBool: return "BOOL";
+    case DType::kQ8R: return "Q8_R";
+    case DType::kQ4_0: return "Q4_0";
   }
   return "?";
 }

@@ -18,8 +18,14 @@ TensorView TensorView::Row(int64_t r) const {
   TensorView v;
   v.dtype = dtype;
   v.shape = Shape{shape[1]};
-  v.data = static_cast<char*>(data) + static_cast<size_t>(r * shape[1]) * DTypeSize(dtype);
+  v.data = static_cast<char*>(data) + static_cast<size_t>(r) * RowBytes(dtype, shape[1]);
   return v;
+}
+
+size_t TensorView::SizeBytes() const {
+  if (shape.rank == 0) return DTypeSize(dtype);
+  const int64_t cols = shape[shape.rank - 1];
+  return static_cast<size_t>(cols == 0 ? 0 : NumElements() / cols) * RowBytes(dtype, cols);
 }
 
 }  // namespace gemmad::tensor

@@ -47,7 +47,8 @@ struct TensorView {
   Shape shape;
 
   int64_t NumElements() const { return shape.NumElements(); }
-  size_t SizeBytes() const { return static_cast<size_t>(NumElements()) * DTypeSize(dtype); }
+  // Bytes of the whole view (the last dim is the row for the block-quantized types).
+  size_t SizeBytes() const;
   template <typename T>
   T* As() const {
     return static_cast<T*>(data);

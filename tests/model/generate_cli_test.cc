@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -124,6 +125,34 @@ TEST(GenerateCli, PromptTextUsesTheTokenizerAndSeedsRepeat) {
   fs::remove_all(dir);
 }
 
+// --quantization int8|int4: the greedy continuation of every T1-T3 golden prompt starts with
+// the fp32 golden's tokens (the first 8 of 32; quantization noise may flip a later near-tie).
+TEST(GenerateCli, QuantizedGreedyFollowsTheF32Goldens) {
+  for (const char* model : {"t1", "t2", "t3"}) {
+    auto g = golden::Gemma4Golden::Load(model, "f32");
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    const std::string dir = *g->CheckpointDir();
+    for (const char* method : {"int8", "int4"}) {
+      int agree = 0, total = 0;
+      for (const auto& p : g->prompts()) {
+        auto r = RunGemmad({"generate", dir, "--prompt-ids", Join(p.token_ids), "--max-tokens", "8", "--ignore-eos",
+                            "--threads", "2", "--quantization", method});
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_NE(r.err.find("matrices quantized"), std::string::npos) << r.err;
+        const auto lines = Lines(r.out);
+        ASSERT_EQ(lines.size(), 8u);
+        for (size_t i = 0; i < lines.size(); ++i, ++total) {
+          if (lines[i]["id"].get<int64_t>() != p.greedy_ids[i]) break;
+          ++agree;
+        }
+      }
+      std::printf("[quant-greedy] %s %s: %d of %d leading greedy tokens equal the fp32 golden\n", model, method,
+                  agree, static_cast<int>(g->prompts().size()) * 8);
+      EXPECT_GE(agree, static_cast<int>(g->prompts().size()) * (std::string(method) == "int8" ? 6 : 3)) << model << method;
+    }
+  }
+}
+
 TEST(GenerateCli, BadInputIsOneLineAndExitCode2) {
   auto g = golden::Gemma4Golden::Load("t1", "f32");
   ASSERT_TRUE(g.ok());
@@ -144,6 +173,7 @@ TEST(GenerateCli, BadInputIsOneLineAndExitCode2) {
       {"generate", dir, "--prompt-ids"},
       {"generate", dir, "--prompt", "no tokenizer here"},
       {"generate", "/nonexistent/model/dir", "--prompt-ids", "1"},
+      {"generate", dir, "--prompt-ids", "1", "--quantization", "fp8"},
   };
   for (const auto& args : cases) {
     auto r = RunGemmad(args);

@@ -1,4 +1,5 @@
 // Embedding gather: touches only the rows named (the PLE table is memory-mapped and huge).
+// A quantized table (the tied embedding under --quantization) is dequantized row by row.
 #include "kernels/cpu/view_checks.h"
 #include "kernels/ops.h"
 
@@ -6,7 +7,7 @@ namespace gemmad::kernels {
 
 void EmbeddingGather(const ExecContext& ctx, const TensorView& table, const TensorView& ids, float scale,
                      const TensorView& out) {
-  internal::CheckWeightDType(table, "EmbeddingGather table");
+  internal::CheckMatrixDType(table, "EmbeddingGather table");
   internal::CheckDType(ids, tensor::DType::kI32, "EmbeddingGather ids");
   internal::CheckDType(out, tensor::DType::kF32, "EmbeddingGather out");
   internal::CheckRank(table, 2, "EmbeddingGather table");
@@ -22,7 +23,10 @@ void EmbeddingGather(const ExecContext& ctx, const TensorView& table, const Tens
     for (int64_t t = b; t < e; ++t) {
       const int64_t base = static_cast<int64_t>(id[t]) * m;
       float* orow = o + t * m;
-      if (table.dtype == tensor::DType::kBF16) {
+      if (tensor::IsBlockQuantized(table.dtype)) {
+        DequantizeRow(table.Row(id[t]), orow);
+        for (int64_t j = 0; j < m; ++j) orow[j] *= scale;
+      } else if (table.dtype == tensor::DType::kBF16) {
         const uint16_t* row = table.As<const uint16_t>() + base;
         for (int64_t j = 0; j < m; ++j) orow[j] = tensor::Bf16ToFloat(row[j]) * scale;
       } else {

@@ -144,12 +144,15 @@ void LinearBf16Avx2(const float* x, int64_t n, int64_t in, const uint16_t* w, in
                     int64_t o_end, float* y, int64_t ldy) {
   LinearAvx2(x, n, in, w, o_begin, o_end, y, ldy);
 }
-bool Avx2Supported() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+bool Avx2Supported() {
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+}
 
 }  // namespace
 
 const CpuKernelTable* Avx2CpuKernels() {
-  static const CpuKernelTable table{"avx2", &Avx2Supported, &LinearF32Avx2, &LinearBf16Avx2, &SoftCapAvx2};
+  static const CpuKernelTable table{"avx2",       &Avx2Supported, &LinearF32Avx2,    &LinearBf16Avx2, &SoftCapAvx2,
+                                     &QuantizeActsAvx2, &LinearQ8RAvx2, &LinearQ4_0Avx2};
   return &table;
 }
 

@@ -72,8 +72,9 @@ bool AlwaysSupported() { return true; }
 }  // namespace
 
 const CpuKernelTable& GenericCpuKernels() {
-  static const CpuKernelTable table{"generic", &AlwaysSupported, &LinearF32Generic, &LinearBf16Generic,
-                                     &SoftCapGeneric};
+  static const CpuKernelTable table{"generic",          &AlwaysSupported,  &LinearF32Generic,
+                                     &LinearBf16Generic, &SoftCapGeneric,   &QuantizeActsGeneric,
+                                     &LinearQ8RGeneric,  &LinearQ4_0Generic};
   return table;
 }
 

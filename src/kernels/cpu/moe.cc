@@ -30,7 +30,7 @@ TensorView ExpertSlice(const TensorView& w, int64_t e) {
   TensorView v;
   v.dtype = w.dtype;
   v.shape = tensor::Shape{w.shape[1], w.shape[2]};
-  v.data = static_cast<char*>(w.data) + static_cast<size_t>(e * w.shape[1] * w.shape[2]) * tensor::DTypeSize(w.dtype);
+  v.data = static_cast<char*>(w.data) + static_cast<size_t>(e * w.shape[1]) * tensor::RowBytes(w.dtype, w.shape[2]);
   return v;
 }
 
@@ -80,8 +80,8 @@ void MoeExperts(const ExecContext& ctx, const TensorView& x, const TensorView& g
   internal::CheckDType(out, tensor::DType::kF32, "MoeExperts out");
   internal::CheckDType(weights, tensor::DType::kF32, "MoeExperts weights");
   internal::CheckDType(ids, tensor::DType::kI32, "MoeExperts ids");
-  internal::CheckWeightDType(gate_up, "MoeExperts gate_up");
-  internal::CheckWeightDType(down, "MoeExperts down");
+  internal::CheckMatrixDType(gate_up, "MoeExperts gate_up");
+  internal::CheckMatrixDType(down, "MoeExperts down");
   internal::CheckRank(x, 2, "MoeExperts x");
   internal::CheckRank(gate_up, 3, "MoeExperts gate_up");
   internal::CheckRank(down, 3, "MoeExperts down");

@@ -22,6 +22,16 @@ inline void CheckWeightDType(const tensor::TensorView& v, const char* what) {
                "{}: dtype {} (want F32 or BF16)", what, tensor::DTypeName(v.dtype));
 }
 
+// A weight the quantized kernels can also read (Linear, EmbeddingGather, MoE experts).
+inline void CheckMatrixDType(const tensor::TensorView& v, const char* what) {
+  GEMMAD_CHECK(v.data != nullptr, "{}: null data", what);
+  GEMMAD_CHECK(v.dtype == tensor::DType::kF32 || v.dtype == tensor::DType::kBF16 || tensor::IsBlockQuantized(v.dtype),
+               "{}: dtype {} (want F32, BF16, Q8_R or Q4_0)", what, tensor::DTypeName(v.dtype));
+  GEMMAD_CHECK(!tensor::IsBlockQuantized(v.dtype) || (v.shape.rank > 0 && v.shape[v.shape.rank - 1] % 32 == 0),
+               "{}: {} rows of {} elements (want a multiple of 32)", what, tensor::DTypeName(v.dtype),
+               v.shape.rank > 0 ? v.shape[v.shape.rank - 1] : 0);
+}
+
 inline void CheckRank(const tensor::TensorView& v, int rank, const char* what) {
   GEMMAD_CHECK(v.shape.rank == rank, "{}: shape {} (want rank {})", what, v.shape.ToString(), rank);
 }

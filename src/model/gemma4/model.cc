@@ -1,9 +1,12 @@
 // Model loading and the step driver: embed, decoder layers, final norm, tied LM head, soft-cap.
 #include "model/gemma4/model.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
+#include "base/log.h"
+#include "kernels/thread_pool.h"
 #include "kernels/ops.h"
 #include "model/gemma4/kv_plan.h"
 #include "model/gemma4/layer_blocks.h"
@@ -21,12 +24,13 @@ void Record(HiddenStates* out, const tensor::TensorView& x) {
 
 }  // namespace
 
-Result<std::unique_ptr<Model>> Model::Load(const std::string& model_dir, const CheckpointOptions& options) {
+Result<std::unique_ptr<Model>> Model::Load(const std::string& model_dir, const CheckpointOptions& options,
+                                           const ModelOptions& model_options) {
   GEMMAD_ASSIGN_OR_RETURN(Checkpoint ckpt, Checkpoint::Open(model_dir, options));
-  return FromCheckpoint(std::move(ckpt));
+  return FromCheckpoint(std::move(ckpt), model_options);
 }
 
-Result<std::unique_ptr<Model>> Model::FromCheckpoint(Checkpoint checkpoint) {
+Result<std::unique_ptr<Model>> Model::FromCheckpoint(Checkpoint checkpoint, const ModelOptions& model_options) {
   std::unique_ptr<Model> m(new Model());
   m->checkpoint_ = std::move(checkpoint);
   const Config& c = m->checkpoint_.config();
@@ -44,6 +48,12 @@ Result<std::unique_ptr<Model>> Model::FromCheckpoint(Checkpoint checkpoint) {
     return *v;
   };
   GEMMAD_ASSIGN_OR_RETURN(m->weights_, BindWeights(c, lookup, ""));
+  if (model_options.quantization != WeightQuantization::kNone) {
+    kernels::ThreadPool pool(std::max(1, model_options.num_threads));
+    m->quantization_report_ = QuantizeModelWeights(model_options.quantization, kernels::ExecContext{&pool}, &m->weights_);
+    GEMMAD_LOG_INFO("--quantization {}: {}", WeightQuantizationName(model_options.quantization),
+                    m->quantization_report_.ToString());
+  }
   GEMMAD_ASSIGN_OR_RETURN(m->rope_sliding_, RopeInvFreq(c.rope_sliding, c.head_dim));
   GEMMAD_ASSIGN_OR_RETURN(m->rope_full_, RopeInvFreq(c.rope_full, c.global_head_dim));
   return m;
@@ -106,7 +116,7 @@ Status Model::Forward(const kernels::ExecContext& exec, const ForwardBatch& batc
     }
   }
   kernels::RmsNorm(exec, head, weights_.final_norm, head, full.eps);
-  kernels::Linear(exec, head, weights_.embed, logits);
+  kernels::Linear(exec, head, weights_.lm_head, logits);
   if (c.final_logit_softcapping > 0.0) kernels::SoftCap(exec, logits, static_cast<float>(c.final_logit_softcapping));
   return OkStatus();
 }

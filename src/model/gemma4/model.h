@@ -20,6 +20,7 @@
 #include "model/gemma4/config.h"
 #include "model/gemma4/layer_blocks.h"
 #include "model/gemma4/step_buffers.h"
+#include "model/gemma4/weight_quantization.h"
 #include "model/gemma4/weights.h"
 #include "model/kv_cache.h"
 #include "tensor/tensor_view.h"
@@ -31,17 +32,26 @@ namespace gemmad::model::gemma4 {
 // entry L = the final-normed output of the last layer.
 using HiddenStates = std::vector<std::vector<float>>;
 
+// How the weights are prepared after binding.
+struct ModelOptions {
+  WeightQuantization quantization = WeightQuantization::kNone;  // --quantization
+  int num_threads = 1;  // threads for load-time work (quantization)
+};
+
 class Model {
  public:
   // Opens and validates the checkpoint (config.json, safetensors, single or sharded) and binds
   // the weights. Errors are one line naming the file and the problem.
-  static Result<std::unique_ptr<Model>> Load(const std::string& model_dir, const CheckpointOptions& options = {});
+  static Result<std::unique_ptr<Model>> Load(const std::string& model_dir, const CheckpointOptions& options = {},
+                                             const ModelOptions& model_options = {});
   // Binds an already opened checkpoint.
-  static Result<std::unique_ptr<Model>> FromCheckpoint(Checkpoint checkpoint);
+  static Result<std::unique_ptr<Model>> FromCheckpoint(Checkpoint checkpoint, const ModelOptions& model_options = {});
 
   const Config& config() const { return checkpoint_.config(); }
   const Checkpoint& checkpoint() const { return checkpoint_; }
   const Weights& weights() const { return weights_; }
+  // What load-time quantization did (all zero without --quantization).
+  const QuantizationReport& quantization_report() const { return quantization_report_; }
   // kBF16 for bf16 checkpoints, else kF32.
   tensor::DType compute_dtype() const { return weights_.compute_dtype; }
 
@@ -65,6 +75,7 @@ class Model {
 
   Checkpoint checkpoint_;
   Weights weights_;
+  QuantizationReport quantization_report_;
   std::vector<float> rope_sliding_, rope_full_;  // inverse frequencies per layer type
   StepBuffers buffers_;
 };

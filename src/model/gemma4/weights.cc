@@ -102,6 +102,7 @@ Result<Weights> BindWeights(const Config& c, const TensorLookup& lookup, const s
   }
   w.layers.resize(static_cast<size_t>(L));
   for (int64_t l = 0; l < L; ++l) GEMMAD_RETURN_IF_ERROR(BindLayer(c, l, b, w.layers[l]));
+  w.lm_head = w.embed;
   w.compute_dtype = w.embed.dtype == tensor::DType::kBF16 ? tensor::DType::kBF16 : tensor::DType::kF32;
   return w;
 }

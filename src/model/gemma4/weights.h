@@ -42,7 +42,8 @@ struct LayerWeights {
 };
 
 struct Weights {
-  TensorView embed;       // [V, H] (also the tied LM head)
+  TensorView embed;       // [V, H], gathered by token id
+  TensorView lm_head;     // [V, H]: the tied LM head, = embed unless quantized (then a quantized copy)
   TensorView final_norm;  // [H]
   TensorView ple_table;             // [V_ple, L·P]
   TensorView ple_model_projection;  // [L·P, H]
@@ -51,8 +52,9 @@ struct Weights {
   // bf16 when the embedding is stored in bf16: the HF reference then rounds the embedding
   // scales to bf16; KV caches default to this dtype.
   tensor::DType compute_dtype = tensor::DType::kF32;
-  // Storage of f16 tensors widened to f32.
+  // Storage of f16 tensors widened to f32, and of quantized copies (model/gemma4/weight_quantization.h).
   std::vector<std::unique_ptr<std::vector<float>>> owned;
+  std::vector<std::unique_ptr<uint8_t[]>> owned_bytes;
 };
 
 // Finds a tensor by its full checkpoint name; NotFound when absent.

@@ -1,0 +1,212 @@
+// AVX2 quantized-Linear kernels (compiled with -mavx2 -mfma -mf16c): activation quantization and
+// the kQ8R / kQ4_0 dot products. A 32-element block is one 8-bit multiply-add: |w| (unsigned)
+// times x·sign(w) (signed) in pairs to int16 (≤ 2·127·127, no saturation), pairs summed to eight
+// int32 lanes, converted and accumulated with the block's scale by one FMA. Tiles: a lone token
+// runs four rows at once (1x4), four tokens share each weight block (4x2). Every output uses
+// the same per-block FMA sequence and the registry's lane reduction, so results are
+// batch-invariant. Unaligned loads throughout.
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/registry.h"
+
+namespace gemmad::kernels {
+namespace {
+
+constexpr int64_t kBlock = 32;          // tensor::kQuantBlock
+constexpr int64_t kQ4BlockBytes = 18;   // sizeof(tensor::BlockQ4_0)
+
+inline __m256i Load32(const int8_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+
+// Eight int32 partial sums of x·w over one block, as floats.
+inline __m256 BlockDot(__m256i x, __m256i w) {
+  const __m256i p16 = _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(x, w));
+  return _mm256_cvtepi32_ps(_mm256_madd_epi16(p16, _mm256_set1_epi16(1)));
+}
+
+// The 32 signed int4 values of a Q4_0 block as int8 (elements 0..15 low nibbles, 16..31 high).
+inline __m256i UnpackQ4(const uint8_t* blk) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 2));
+  const __m128i m = _mm_set1_epi8(15);
+  const __m128i lo = _mm_and_si128(v, m), hi = _mm_and_si128(_mm_srli_epi16(v, 4), m);
+  return _mm256_sub_epi8(_mm256_set_m128i(hi, lo), _mm256_set1_epi8(8));
+}
+inline float Q4Scale(const uint8_t* blk) {
+  uint16_t h;
+  std::memcpy(&h, blk, 2);
+  return _cvtsh_ss(h);
+}
+
+// [Σa, Σb, Σc, Σd] with the same formula as linear_avx2.cc.
+inline __m128 Hsum4(__m256 a, __m256 b, __m256 c, __m256 d) {
+  __m256 t = _mm256_hadd_ps(_mm256_hadd_ps(a, b), _mm256_hadd_ps(c, d));
+  return _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
+}
+
+// Weight access for the two formats: the block's int8 values and its scale (1 for kQ8R, whose
+// row scale multiplies the finished dot product).
+struct Q8RRows {
+  static constexpr bool kRowScale = true;
+  static size_t Stride(int64_t in) { return sizeof(float) + static_cast<size_t>(in); }
+  static const uint8_t* Blocks(const uint8_t* row) { return row + sizeof(float); }
+  static __m256i Values(const uint8_t* blocks, int64_t b) {
+    return Load32(reinterpret_cast<const int8_t*>(blocks) + b * kBlock);
+  }
+  static float Scale(const uint8_t*, int64_t) { return 1.0f; }
+  static float RowScale(const uint8_t* row) {
+    float s;
+    std::memcpy(&s, row, sizeof(float));
+    return s;
+  }
+};
+struct Q4Rows {
+  static constexpr bool kRowScale = false;
+  static size_t Stride(int64_t in) { return static_cast<size_t>(in / kBlock) * kQ4BlockBytes; }
+  static const uint8_t* Blocks(const uint8_t* row) { return row; }
+  static __m256i Values(const uint8_t* blocks, int64_t b) { return UnpackQ4(blocks + b * kQ4BlockBytes); }
+  static float Scale(const uint8_t* blocks, int64_t b) { return Q4Scale(blocks + b * kQ4BlockBytes); }
+  static float RowScale(const uint8_t*) { return 1.0f; }
+};
+
+// acc <- acc + BlockDot(x, w) · (d_x · d_w): the one per-block step every tile uses.
+inline __m256 Step(__m256 acc, __m256i x, __m256i w, float dx, float dw) {
+  return _mm256_fmadd_ps(BlockDot(x, w), _mm256_set1_ps(dx * dw), acc);
+}
+
+template <typename R>
+void Tile1x4(const int8_t* q, const float* d, int64_t nb, const uint8_t* const rows[4], float* out) {
+  const uint8_t* b0 = R::Blocks(rows[0]);
+  const uint8_t* b1 = R::Blocks(rows[1]);
+  const uint8_t* b2 = R::Blocks(rows[2]);
+  const uint8_t* b3 = R::Blocks(rows[3]);
+  __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+  for (int64_t b = 0; b < nb; ++b) {
+    const __m256i xv = Load32(q + b * kBlock);
+    const float dx = d[b];
+    a0 = Step(a0, xv, R::Values(b0, b), dx, R::Scale(b0, b));
+    a1 = Step(a1, xv, R::Values(b1, b), dx, R::Scale(b1, b));
+    a2 = Step(a2, xv, R::Values(b2, b), dx, R::Scale(b2, b));
+    a3 = Step(a3, xv, R::Values(b3, b), dx, R::Scale(b3, b));
+  }
+  float r[4];
+  _mm_storeu_ps(r, Hsum4(a0, a1, a2, a3));
+  for (int k = 0; k < 4; ++k) out[k] = r[k] * R::RowScale(rows[k]);
+}
+
+// Four tokens (rows of q/d with strides in and nb) against two weight rows; out[k * 2 + r].
+template <typename R>
+void Tile4x2(const int8_t* q, const float* d, int64_t in, int64_t nb, const uint8_t* row0, const uint8_t* row1,
+             float* out) {
+  const uint8_t* b0 = R::Blocks(row0);
+  const uint8_t* b1 = R::Blocks(row1);
+  __m256 a[8];
+  for (auto& v : a) v = _mm256_setzero_ps();
+  for (int64_t b = 0; b < nb; ++b) {
+    const __m256i w0 = R::Values(b0, b), w1 = R::Values(b1, b);
+    const float s0 = R::Scale(b0, b), s1 = R::Scale(b1, b);
+    for (int k = 0; k < 4; ++k) {
+      const __m256i xv = Load32(q + k * in + b * kBlock);
+      const float dx = d[k * nb + b];
+      a[k * 2] = Step(a[k * 2], xv, w0, dx, s0);
+      a[k * 2 + 1] = Step(a[k * 2 + 1], xv, w1, dx, s1);
+    }
+  }
+  float r[8];
+  _mm_storeu_ps(r, Hsum4(a[0], a[1], a[2], a[3]));
+  _mm_storeu_ps(r + 4, Hsum4(a[4], a[5], a[6], a[7]));
+  for (int k = 0; k < 4; ++k) {
+    out[k * 2] = r[k * 2] * R::RowScale(row0);
+    out[k * 2 + 1] = r[k * 2 + 1] * R::RowScale(row1);
+  }
+}
+
+template <typename R>
+float Tile1x1(const int8_t* q, const float* d, int64_t nb, const uint8_t* row) {
+  const uint8_t* bl = R::Blocks(row);
+  __m256 a = _mm256_setzero_ps();
+  for (int64_t b = 0; b < nb; ++b) a = Step(a, Load32(q + b * kBlock), R::Values(bl, b), d[b], R::Scale(bl, b));
+  return _mm_cvtss_f32(Hsum4(a, a, a, a)) * R::RowScale(row);
+}
+
+template <typename R>
+void LinearQuant(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
+                 int64_t o_end, float* y, int64_t ldy) {
+  const int64_t nb = in / kBlock;
+  const size_t stride = R::Stride(in);
+  const auto row = [&](int64_t o) { return w + static_cast<size_t>(o) * stride; };
+  const int64_t by_l2 = static_cast<int64_t>((size_t{128} << 10) / stride);
+  const int64_t row_block = by_l2 < 2 ? 2 : by_l2;
+  for (int64_t ob = o_begin; ob < o_end; ob += row_block) {
+    const int64_t oe = ob + row_block < o_end ? ob + row_block : o_end;
+    int64_t t = 0;
+    for (; t + 4 <= n; t += 4) {
+      const int8_t* qt = q + t * in;
+      const float* dt = d + t * nb;
+      int64_t o = ob;
+      float r[8];
+      for (; o + 2 <= oe; o += 2) {
+        Tile4x2<R>(qt, dt, in, nb, row(o), row(o + 1), r);
+        for (int k = 0; k < 4; ++k) {
+          y[(t + k) * ldy + o] = r[k * 2];
+          y[(t + k) * ldy + o + 1] = r[k * 2 + 1];
+        }
+      }
+      for (; o < oe; ++o) {
+        for (int k = 0; k < 4; ++k) y[(t + k) * ldy + o] = Tile1x1<R>(qt + k * in, dt + k * nb, nb, row(o));
+      }
+    }
+    for (; t < n; ++t) {
+      const int8_t* qt = q + t * in;
+      const float* dt = d + t * nb;
+      int64_t o = ob;
+      for (; o + 4 <= oe; o += 4) {
+        const uint8_t* rows[4] = {row(o), row(o + 1), row(o + 2), row(o + 3)};
+        Tile1x4<R>(qt, dt, nb, rows, y + t * ldy + o);
+      }
+      for (; o < oe; ++o) y[t * ldy + o] = Tile1x1<R>(qt, dt, nb, row(o));
+    }
+  }
+}
+
+}  // namespace
+
+void QuantizeActsAvx2(const float* x, int64_t n, int64_t in, int8_t* q, float* d) {
+  const int64_t nb = in / kBlock;
+  const __m256 sign_mask = _mm256_set1_ps(-0.0f);
+  for (int64_t t = 0; t < n; ++t) {
+    for (int64_t b = 0; b < nb; ++b) {
+      const float* xb = x + t * in + b * kBlock;
+      __m256 v[4];
+      __m256 m = _mm256_setzero_ps();
+      for (int k = 0; k < 4; ++k) {
+        v[k] = _mm256_loadu_ps(xb + 8 * k);
+        m = _mm256_max_ps(m, _mm256_andnot_ps(sign_mask, v[k]));
+      }
+      __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+      h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+      h = _mm_max_ss(h, _mm_movehdup_ps(h));
+      const float scale = _mm_cvtss_f32(h) / 127.0f;
+      const __m256 inv = _mm256_set1_ps(scale != 0.0f ? 1.0f / scale : 0.0f);
+      // Round half to even (the default MXCSR mode), then pack 32 int32 -> 32 int8 in order.
+      __m256i i0 = _mm256_cvtps_epi32(_mm256_mul_ps(v[0], inv)), i1 = _mm256_cvtps_epi32(_mm256_mul_ps(v[1], inv));
+      __m256i i2 = _mm256_cvtps_epi32(_mm256_mul_ps(v[2], inv)), i3 = _mm256_cvtps_epi32(_mm256_mul_ps(v[3], inv));
+      __m256i p = _mm256_packs_epi16(_mm256_packs_epi32(i0, i1), _mm256_packs_epi32(i2, i3));
+      p = _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + t * in + b * kBlock), p);
+      d[t * nb + b] = scale;
+    }
+  }
+}
+
+void LinearQ8RAvx2(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
+                   int64_t o_end, float* y, int64_t ldy) {
+  LinearQuant<Q8RRows>(q, d, n, in, w, o_begin, o_end, y, ldy);
+}
+void LinearQ4_0Avx2(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
+                    int64_t o_end, float* y, int64_t ldy) {
+  LinearQuant<Q4Rows>(q, d, n, in, w, o_begin, o_end, y, ldy);
+}
+
+}  // namespace gemmad::kernels

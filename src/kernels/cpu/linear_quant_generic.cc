@@ -1,0 +1,90 @@
+// Portable quantized-Linear kernels (tensor/quant_blocks.h): activation quantization and the
+// kQ8R / kQ4_0 dot products with exact int32 block sums. One accumulation order per output, so
+// results are batch-invariant. The baseline the ISA tables are compared with.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/registry.h"
+#include "tensor/dtype.h"
+#include "tensor/half.h"
+#include "tensor/quant_blocks.h"
+
+namespace gemmad::kernels {
+namespace {
+
+using tensor::BlockQ4_0;
+using tensor::kQuantBlock;
+
+inline int32_t BlockDotQ8(const int8_t* x, const int8_t* w) {
+  int32_t s = 0;
+  for (int64_t j = 0; j < kQuantBlock; ++j) s += static_cast<int32_t>(x[j]) * w[j];
+  return s;
+}
+
+inline int32_t BlockDotQ4(const int8_t* x, const uint8_t* qs) {
+  int32_t s = 0;
+  for (int64_t j = 0; j < kQuantBlock / 2; ++j) {
+    s += static_cast<int32_t>(x[j]) * ((qs[j] & 15) - 8);
+    s += static_cast<int32_t>(x[j + kQuantBlock / 2]) * ((qs[j] >> 4) - 8);
+  }
+  return s;
+}
+
+}  // namespace
+
+void QuantizeActsGeneric(const float* x, int64_t n, int64_t in, int8_t* q, float* d) {
+  const int64_t nb = in / kQuantBlock;
+  for (int64_t t = 0; t < n; ++t) {
+    for (int64_t b = 0; b < nb; ++b) {
+      const float* xb = x + t * in + b * kQuantBlock;
+      int8_t* qb = q + t * in + b * kQuantBlock;
+      float amax = 0.0f;
+      for (int64_t j = 0; j < kQuantBlock; ++j) amax = std::fmax(amax, std::fabs(xb[j]));
+      const float scale = amax / 127.0f;
+      const float inv = scale != 0.0f ? 1.0f / scale : 0.0f;
+      for (int64_t j = 0; j < kQuantBlock; ++j) qb[j] = static_cast<int8_t>(std::nearbyint(xb[j] * inv));
+      d[t * nb + b] = scale;
+    }
+  }
+}
+
+void LinearQ8RGeneric(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
+                      int64_t o_end, float* y, int64_t ldy) {
+  const int64_t nb = in / kQuantBlock;
+  const size_t stride = tensor::RowBytes(tensor::DType::kQ8R, in);
+  for (int64_t o = o_begin; o < o_end; ++o) {
+    const uint8_t* row = w + static_cast<size_t>(o) * stride;
+    float row_scale;
+    std::memcpy(&row_scale, row, sizeof(float));
+    const auto* qw = reinterpret_cast<const int8_t*>(row + sizeof(float));
+    for (int64_t t = 0; t < n; ++t) {
+      float acc = 0.0f;
+      for (int64_t b = 0; b < nb; ++b) {
+        acc += d[t * nb + b] * static_cast<float>(BlockDotQ8(q + t * in + b * kQuantBlock, qw + b * kQuantBlock));
+      }
+      y[t * ldy + o] = acc * row_scale;
+    }
+  }
+}
+
+void LinearQ4_0Generic(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
+                       int64_t o_end, float* y, int64_t ldy) {
+  const int64_t nb = in / kQuantBlock;
+  const size_t stride = tensor::RowBytes(tensor::DType::kQ4_0, in);
+  for (int64_t o = o_begin; o < o_end; ++o) {
+    const uint8_t* row = w + static_cast<size_t>(o) * stride;
+    for (int64_t t = 0; t < n; ++t) {
+      float acc = 0.0f;
+      for (int64_t b = 0; b < nb; ++b) {
+        BlockQ4_0 blk;
+        std::memcpy(&blk, row + b * sizeof(BlockQ4_0), sizeof(BlockQ4_0));
+        const float scale = d[t * nb + b] * tensor::F16ToFloat(blk.d);
+        acc += scale * static_cast<float>(BlockDotQ4(q + t * in + b * kQuantBlock, blk.qs));
+      }
+      y[t * ldy + o] = acc;
+    }
+  }
+}
+
+}  // namespace gemmad::kernels

@@ -1,0 +1,114 @@
+// Load-time weight quantization to kQ8R / kQ4_0 (tensor/quant_blocks.h) and row dequantization.
+// Rows are independent, so the pool splits them; each row's bytes depend only on that row.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "kernels/cpu/view_checks.h"
+#include "kernels/ops.h"
+#include "tensor/half.h"
+#include "tensor/quant_blocks.h"
+
+namespace gemmad::kernels {
+namespace {
+
+using tensor::BlockQ4_0;
+using tensor::kQuantBlock;
+
+// One row of src as floats.
+void LoadRow(const TensorView& src, int64_t r, int64_t in, float* out) {
+  if (src.dtype == tensor::DType::kBF16) {
+    const uint16_t* p = src.As<const uint16_t>() + r * in;
+    for (int64_t i = 0; i < in; ++i) out[i] = tensor::Bf16ToFloat(p[i]);
+  } else {
+    std::copy_n(src.As<const float>() + r * in, in, out);
+  }
+}
+
+void QuantizeRowQ8R(const float* x, int64_t in, uint8_t* row) {
+  float amax = 0.0f;
+  for (int64_t i = 0; i < in; ++i) amax = std::max(amax, std::fabs(x[i]));
+  const float d = amax / 127.0f;
+  const float inv = d != 0.0f ? 1.0f / d : 0.0f;
+  std::memcpy(row, &d, sizeof(float));
+  auto* q = reinterpret_cast<int8_t*>(row + sizeof(float));
+  for (int64_t i = 0; i < in; ++i) {
+    q[i] = static_cast<int8_t>(std::clamp(std::nearbyint(x[i] * inv), -127.0f, 127.0f));
+  }
+}
+
+void QuantizeRowQ4_0(const float* x, int64_t in, uint8_t* row) {
+  for (int64_t b = 0; b < in / kQuantBlock; ++b) {
+    const float* xb = x + b * kQuantBlock;
+    float amax = 0.0f, m = 0.0f;  // m: the element of largest magnitude, with its sign
+    for (int64_t j = 0; j < kQuantBlock; ++j) {
+      if (std::fabs(xb[j]) > amax) {
+        amax = std::fabs(xb[j]);
+        m = xb[j];
+      }
+    }
+    const float d = m / -8.0f;
+    const float inv = d != 0.0f ? 1.0f / d : 0.0f;
+    BlockQ4_0 blk;
+    blk.d = tensor::FloatToF16(d);
+    for (int64_t j = 0; j < kQuantBlock / 2; ++j) {
+      const auto lo = static_cast<uint8_t>(std::min(15, static_cast<int>(xb[j] * inv + 8.5f)));
+      const auto hi = static_cast<uint8_t>(std::min(15, static_cast<int>(xb[j + kQuantBlock / 2] * inv + 8.5f)));
+      blk.qs[j] = static_cast<uint8_t>(lo | (hi << 4));
+    }
+    std::memcpy(row + b * sizeof(BlockQ4_0), &blk, sizeof(BlockQ4_0));
+  }
+}
+
+}  // namespace
+
+void QuantizeWeights(const ExecContext& ctx, const TensorView& src, const TensorView& dst) {
+  internal::CheckWeightDType(src, "QuantizeWeights src");
+  internal::CheckMatrixDType(dst, "QuantizeWeights dst");
+  GEMMAD_CHECK(tensor::IsBlockQuantized(dst.dtype) && src.shape == dst.shape && src.shape.rank >= 2,
+               "QuantizeWeights: src {} {} -> dst {} {}", tensor::DTypeName(src.dtype), src.shape.ToString(),
+               tensor::DTypeName(dst.dtype), dst.shape.ToString());
+  const int64_t in = src.shape[src.shape.rank - 1], rows = src.NumElements() / in;
+  const size_t stride = tensor::RowBytes(dst.dtype, in);
+  auto* out = dst.As<uint8_t>();
+  const bool q8 = dst.dtype == tensor::DType::kQ8R;
+  ParallelFor(ctx, rows, std::max<int64_t>(1, 262144 / in), [&](int64_t b, int64_t e) {
+    std::vector<float> row(static_cast<size_t>(in));
+    for (int64_t r = b; r < e; ++r) {
+      LoadRow(src, r, in, row.data());
+      uint8_t* o = out + static_cast<size_t>(r) * stride;
+      if (q8) {
+        QuantizeRowQ8R(row.data(), in, o);
+      } else {
+        QuantizeRowQ4_0(row.data(), in, o);
+      }
+    }
+  });
+}
+
+void DequantizeRow(const TensorView& row, float* out) {
+  internal::CheckMatrixDType(row, "DequantizeRow row");
+  internal::CheckRank(row, 1, "DequantizeRow row");
+  const int64_t m = row.shape[0];
+  const auto* p = row.As<const uint8_t>();
+  if (row.dtype == tensor::DType::kQ8R) {
+    float d;
+    std::memcpy(&d, p, sizeof(float));
+    const auto* q = reinterpret_cast<const int8_t*>(p + sizeof(float));
+    for (int64_t i = 0; i < m; ++i) out[i] = d * static_cast<float>(q[i]);
+    return;
+  }
+  GEMMAD_CHECK(row.dtype == tensor::DType::kQ4_0, "DequantizeRow: dtype {}", tensor::DTypeName(row.dtype));
+  for (int64_t b = 0; b < m / kQuantBlock; ++b) {
+    BlockQ4_0 blk;
+    std::memcpy(&blk, p + b * sizeof(BlockQ4_0), sizeof(BlockQ4_0));
+    const float d = tensor::F16ToFloat(blk.d);
+    for (int64_t j = 0; j < kQuantBlock / 2; ++j) {
+      out[b * kQuantBlock + j] = d * static_cast<float>((blk.qs[j] & 15) - 8);
+      out[b * kQuantBlock + j + kQuantBlock / 2] = d * static_cast<float>((blk.qs[j] >> 4) - 8);
+    }
+  }
+}
+
+}  // namespace gemmad::kernels

@@ -1,0 +1,96 @@
+// Scalar references of the quantized formats, written from the layout comments of
+// tensor/quant_blocks.h element by element (no block structs, no shared code with kernels/cpu).
+#include "kernels/reference/quant.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "tensor/half.h"
+
+namespace gemmad::kernels::reference {
+namespace {
+
+constexpr int64_t kB = 32;
+
+float ReadF32(const uint8_t* p) {
+  float f;
+  std::memcpy(&f, p, 4);
+  return f;
+}
+
+}  // namespace
+
+void QuantizeActs(const float* x, int64_t n, int64_t in, int8_t* q, float* d) {
+  for (int64_t t = 0; t < n; ++t) {
+    for (int64_t b = 0; b < in / kB; ++b) {
+      float amax = 0.0f;
+      for (int64_t j = 0; j < kB; ++j) amax = std::fmax(amax, std::fabs(x[t * in + b * kB + j]));
+      const float s = amax / 127.0f;
+      const float inv = s == 0.0f ? 0.0f : 1.0f / s;
+      for (int64_t j = 0; j < kB; ++j) {
+        q[t * in + b * kB + j] = static_cast<int8_t>(std::nearbyint(x[t * in + b * kB + j] * inv));
+      }
+      d[t * (in / kB) + b] = s;
+    }
+  }
+}
+
+std::vector<uint8_t> QuantizeRows(const float* w, int64_t rows, int64_t in, tensor::DType dtype) {
+  const size_t stride = tensor::RowBytes(dtype, in);
+  std::vector<uint8_t> out(stride * static_cast<size_t>(rows));
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* x = w + r * in;
+    uint8_t* row = out.data() + static_cast<size_t>(r) * stride;
+    if (dtype == tensor::DType::kQ8R) {
+      float amax = 0.0f;
+      for (int64_t i = 0; i < in; ++i) amax = std::fmax(amax, std::fabs(x[i]));
+      const float s = amax / 127.0f, inv = s == 0.0f ? 0.0f : 1.0f / s;
+      std::memcpy(row, &s, 4);
+      for (int64_t i = 0; i < in; ++i) {
+        row[4 + i] = static_cast<uint8_t>(static_cast<int8_t>(std::fmax(-127.0f, std::fmin(127.0f, std::nearbyint(x[i] * inv)))));
+      }
+      continue;
+    }
+    for (int64_t b = 0; b < in / kB; ++b) {
+      float m = 0.0f;
+      for (int64_t j = 0; j < kB; ++j) {
+        if (std::fabs(x[b * kB + j]) > std::fabs(m)) m = x[b * kB + j];
+      }
+      const float s = m / -8.0f, inv = s == 0.0f ? 0.0f : 1.0f / s;
+      const uint16_t h = tensor::FloatToF16(s);
+      uint8_t* blk = row + b * 18;
+      std::memcpy(blk, &h, 2);
+      for (int64_t j = 0; j < kB; ++j) {
+        const int v = std::min(15, static_cast<int>(x[b * kB + j] * inv + 8.5f));
+        blk[2 + j % 16] = static_cast<uint8_t>(j < 16 ? v : (blk[2 + j % 16] | (v << 4)));
+      }
+    }
+  }
+  return out;
+}
+
+double Dequantized(const uint8_t* w, tensor::DType dtype, int64_t in, int64_t o, int64_t i) {
+  const uint8_t* row = w + static_cast<size_t>(o) * tensor::RowBytes(dtype, in);
+  if (dtype == tensor::DType::kQ8R) return static_cast<double>(ReadF32(row)) * static_cast<int8_t>(row[4 + i]);
+  const uint8_t* blk = row + (i / kB) * 18;
+  uint16_t h;
+  std::memcpy(&h, blk, 2);
+  const int64_t j = i % kB;
+  const int nib = j < 16 ? (blk[2 + j] & 15) : (blk[2 + j - 16] >> 4);
+  return static_cast<double>(tensor::F16ToFloat(h)) * (nib - 8);
+}
+
+void LinearQuant(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, tensor::DType dtype,
+                 int64_t out, float* y) {
+  for (int64_t t = 0; t < n; ++t) {
+    for (int64_t o = 0; o < out; ++o) {
+      double acc = 0.0;
+      for (int64_t i = 0; i < in; ++i) {
+        acc += static_cast<double>(d[t * (in / kB) + i / kB]) * q[t * in + i] * Dequantized(w, dtype, in, o, i);
+      }
+      y[t * out + o] = static_cast<float>(acc);
+    }
+  }
+}
+
+}  // namespace gemmad::kernels::reference

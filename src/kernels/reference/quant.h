@@ -1,0 +1,23 @@
+// Scalar references of the quantized formats (tensor/quant_blocks.h), in double where it matters:
+// activation quantization, weight quantization, and the quantized Linear as a dot product of
+// the dequantized values. Every table's quantized kernels are parity-tested against these.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tensor/dtype.h"
+
+namespace gemmad::kernels::reference {
+
+// x: [n, in] (in % 32 == 0) -> q: [n, in], d: [n, in / 32]; the registry's QuantizeActsFn contract.
+void QuantizeActs(const float* x, int64_t n, int64_t in, int8_t* q, float* d);
+// Rows of w [rows, in] f32 as Q8_R or Q4_0 bytes (rows · RowBytes(dtype, in)).
+std::vector<uint8_t> QuantizeRows(const float* w, int64_t rows, int64_t in, tensor::DType dtype);
+// Dequantized weight (o, i) of Q8_R / Q4_0 rows.
+double Dequantized(const uint8_t* w, tensor::DType dtype, int64_t in, int64_t o, int64_t i);
+// y[n, out] = Σ_i (d[t, i/32] · q[t, i]) · w_deq[o, i], accumulated in double.
+void LinearQuant(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, tensor::DType dtype,
+                 int64_t out, float* y);
+
+}  // namespace gemmad::kernels::reference

@@ -1,0 +1,36 @@
+// Load-time weight quantization (`--quantization int8|int4`): the matrices a decode step streams
+// (q/k/v/o, gate/up/down, the PLE gate/projections, MoE expert stacks and the tied LM head) are
+// replaced by owned quantized copies — int8 per output channel (Q8_R) or GGML Q4_0 int4 groups
+// of 32 (tensor/quant_blocks.h). Matrices whose rows are not a multiple of 32 long, the router
+// and every gathered table (the embedding rows, the PLE table) stay as stored: gathers touch a
+// few rows per token, so quantizing them would cost load time and accuracy for no bandwidth.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+#include "kernels/context.h"
+#include "model/gemma4/weights.h"
+
+namespace gemmad::model::gemma4 {
+
+enum class WeightQuantization { kNone, kInt8, kInt4 };
+
+// "int8" | "int4" | "none"; anything else is InvalidArgument naming the accepted values.
+Result<WeightQuantization> ParseWeightQuantization(std::string_view name);
+std::string_view WeightQuantizationName(WeightQuantization q);
+
+struct QuantizationReport {
+  int64_t num_quantized = 0, num_kept = 0;      // matrices converted / left as stored
+  uint64_t bytes_before = 0, bytes_after = 0;   // of the converted matrices
+  double seconds = 0.0;
+  std::string ToString() const;                 // one line for the log
+};
+
+// Quantizes `w` in place (views are re-pointed at owned copies in w->owned_bytes).
+QuantizationReport QuantizeModelWeights(WeightQuantization q, const kernels::ExecContext& exec,
+                                        Weights* w);
+
+}  // namespace gemmad::model::gemma4
