@@ -45,7 +45,20 @@ def read_headers(model):
     return tensors
 
 
-def streamed_weights(model):
+def quantized_bytes(shape, method):
+    """Bytes of a [.., rows, in] matrix under gemmad's --quantization (tensor/quant_blocks.h):
+    int8 = Q8_R (in + 4 bytes per row), int4 = Q4_0 (18 bytes per 32 weights). Rows that are not
+    a multiple of 32 long stay as stored (None)."""
+    rows = 1
+    for d in shape[:-1]:
+        rows *= d
+    cols = shape[-1]
+    if cols % 32:
+        return None
+    return rows * (cols + 4) if method == "int8" else rows * (cols // 32) * 18
+
+
+def streamed_weights(model, quantization="none"):
     """Returns [(category, tensor name, shape, bytes)] of the weights one decode step reads."""
     with open(os.path.join(model, "config.json")) as f:
         cfg = json.load(f)
@@ -63,6 +76,8 @@ def streamed_weights(model):
             nbytes = DTYPE_BYTES[t["dtype"]]
             for d in t["shape"]:
                 nbytes *= d
+            if quantization != "none" and "router" not in short:
+                nbytes = quantized_bytes(t["shape"], quantization) or nbytes
             out.append((cat, short, tuple(t["shape"]), nbytes))
 
     for l in range(layers):
@@ -81,10 +96,12 @@ def streamed_weights(model):
     return out
 
 
-def time_generate(gemmad, model, max_tokens, threads):
+def time_generate(gemmad, model, max_tokens, threads, quantization="none"):
     cmd = [gemmad, "generate", model, "--prompt-ids", "1,2,3", "--max-tokens", str(max_tokens), "--ignore-eos"]
     if threads:
         cmd += ["--threads", str(threads)]
+    if quantization != "none":
+        cmd += ["--quantization", quantization]
     start = time.perf_counter()
     res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=True)
     wall = time.perf_counter() - start
@@ -137,9 +154,11 @@ def main():
     ap.add_argument("--tokens", type=int, default=32)
     ap.add_argument("--threads", type=int, default=0, help="gemmad --threads (0 = all cores)")
     ap.add_argument("--linear-json")
+    ap.add_argument("--quantization", default="none", choices=["none", "int8", "int4"],
+                    help="gemmad --quantization; bytes per token are counted in the quantized format")
     args = ap.parse_args()
 
-    weights = streamed_weights(args.model)
+    weights = streamed_weights(args.model, args.quantization)
     per_cat = {}
     for cat, _, _, nbytes in weights:
         per_cat[cat] = per_cat.get(cat, 0) + nbytes
@@ -150,11 +169,12 @@ def main():
     print(f"  {'total':10s} {bytes_per_token / 1e9:8.3f} GB ({len(weights)} tensors)")
 
     print(f"load average before: {os.getloadavg()[0]:.2f}")
-    time_generate(args.gemmad, args.model, 1, args.threads)  # page cache warm-up
+    q = args.quantization
+    time_generate(args.gemmad, args.model, 1, args.threads, q)  # page cache warm-up
     t1, tn = [], []
     for _ in range(args.reps):
-        t1.append(time_generate(args.gemmad, args.model, 1, args.threads))
-        tn.append(time_generate(args.gemmad, args.model, 1 + args.tokens, args.threads))
+        t1.append(time_generate(args.gemmad, args.model, 1, args.threads, q))
+        tn.append(time_generate(args.gemmad, args.model, 1 + args.tokens, args.threads, q))
     print("wall --max-tokens 1:  " + " ".join(f"{t:.2f}" for t in t1) + " s")
     print(f"wall --max-tokens {1 + args.tokens}: " + " ".join(f"{t:.2f}" for t in tn) + " s")
     step = (min(tn) - min(t1)) / args.tokens

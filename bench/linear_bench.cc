@@ -22,6 +22,9 @@
 //   §7 / §9 PLE: per_layer_input_gate [P = 256, H], per_layer_projection [H, 256],
 //     per_layer_model_projection [L·P = 8960, 1536] (E2B);
 //   §3/§10: tied LM head = embed_tokens [V = 262144, H] (E2B 1536, E4B 2560, 31B 5376).
+// Quantized weights (--quantization): LinearQ8_R/... and LinearQ4_0/... run the same shapes with
+// the weights quantized once and copied through the rotation set (cold only); weight_GB/s then
+// counts the quantized bytes (in + 4 per row for Q8_R, 18 per 32 weights for Q4_0).
 // Run a subset with --benchmark_filter, e.g. 'e2b\.' or 'n:1/threads:2/cold'.
 // gemmad-bench-libs: gemmad_kernels
 #include <benchmark/benchmark.h>
@@ -106,6 +109,7 @@ k::ThreadPool& Pool(int threads) {
 struct WeightBuffer {
   uint16_t* data = nullptr;
   size_t bytes = 0;
+  bool holds_bf16 = false;  // false after a quantized case copied its matrices over the values
 };
 WeightBuffer& Weights(size_t bytes) {
   static WeightBuffer buf;
@@ -113,8 +117,11 @@ WeightBuffer& Weights(size_t bytes) {
     std::free(buf.data);
     buf.data = static_cast<uint16_t*>(std::aligned_alloc(4096, bytes));
     buf.bytes = bytes;
+    buf.holds_bf16 = false;
+  }
+  if (!buf.holds_bf16) {
     uint64_t s = 0x9e3779b97f4a7c15ull;
-    const size_t n = bytes / 2;
+    const size_t n = buf.bytes / 2;
     for (size_t i = 0; i < n; ++i) {
       s = s * 6364136223846793005ull + 1442695040888963407ull;
       float f = (static_cast<float>(s >> 40) / 16777216.0f - 0.5f) / 16.0f;
@@ -122,6 +129,7 @@ WeightBuffer& Weights(size_t bytes) {
       std::memcpy(&bits, &f, 4);
       buf.data[i] = static_cast<uint16_t>(bits >> 16);
     }
+    buf.holds_bf16 = true;
   }
   return buf;
 }
@@ -152,6 +160,44 @@ void BM_Linear(benchmark::State& state, LinearShape shape, int64_t n, int thread
   state.SetLabel(std::string(k::CpuKernels().name));
 }
 
+// Cold rotation over copies of one quantized matrix (quantized from the bf16 buffer's first copy).
+void BM_LinearQuant(benchmark::State& state, LinearShape shape, t::DType dtype, int64_t n, int threads) {
+  const size_t bf16_bytes = static_cast<size_t>(shape.out * shape.in) * 2;
+  WeightBuffer& wb = Weights(std::max(RotateBytes(), bf16_bytes));
+  const t::TensorView src{wb.data, t::DType::kBF16, {shape.out, shape.in}};
+  t::TensorView q{nullptr, dtype, {shape.out, shape.in}};
+  const size_t q_bytes = q.SizeBytes();
+  std::vector<uint8_t> one(q_bytes);
+  q.data = one.data();
+  k::ExecContext ctx{&Pool(threads)};
+  k::QuantizeWeights(ctx, src, q);
+  // The rotation set: as many copies as fit in the buffer (over the bf16 values; a bf16 case
+  // after this one regenerates them).
+  auto* base = reinterpret_cast<uint8_t*>(wb.data);
+  const size_t copies = std::max<size_t>(1, wb.bytes / q_bytes);
+  for (size_t c = 0; c < copies; ++c) std::memcpy(base + c * q_bytes, one.data(), q_bytes);
+  wb.holds_bf16 = false;
+  std::vector<float> x(static_cast<size_t>(n * shape.in)), y(static_cast<size_t>(n * shape.out));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int>(i % 97) - 48) / 64.0f;
+  t::TensorView xv{x.data(), t::DType::kF32, {n, shape.in}};
+  t::TensorView yv{y.data(), t::DType::kF32, {n, shape.out}};
+  size_t copy = 0;
+  for (auto _ : state) {
+    t::TensorView wv{base + copy * q_bytes, dtype, {shape.out, shape.in}};
+    k::Linear(ctx, xv, wv, yv);
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+    if (++copy == copies) copy = 0;
+  }
+  const double iters = static_cast<double>(state.iterations());
+  state.counters["weight_GB/s"] =
+      benchmark::Counter(static_cast<double>(q_bytes) * iters / 1e9, benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      2.0 * static_cast<double>(n * shape.out * shape.in) * iters / 1e9, benchmark::Counter::kIsRate);
+  state.counters["MB"] = static_cast<double>(q_bytes) / 1e6;
+  state.SetLabel(std::string(k::CpuKernels().name));
+}
+
 int RegisterAll() {
   for (const LinearShape& s : kShapes) {
     for (int64_t n : {1, 16}) {
@@ -162,6 +208,21 @@ int RegisterAll() {
                              std::to_string(s.in) + "/n:" + std::to_string(n) +
                              "/threads:" + std::to_string(threads) + (cold ? "/cold" : "/hot");
           benchmark::RegisterBenchmark(name.c_str(), BM_Linear, s, n, threads, cold)
+              ->UseRealTime()
+              ->MinTime(0.3)
+              ->Unit(benchmark::kMicrosecond);
+        }
+      }
+    }
+  }
+  for (t::DType dtype : {t::DType::kQ8R, t::DType::kQ4_0}) {
+    for (const LinearShape& s : kShapes) {
+      for (int64_t n : {1, 16}) {
+        for (int threads : {1, 2}) {
+          std::string name = "Linear" + std::string(t::DTypeName(dtype)) + "/" + s.name + "/" +
+                             std::to_string(s.out) + "x" + std::to_string(s.in) + "/n:" + std::to_string(n) +
+                             "/threads:" + std::to_string(threads) + "/cold";
+          benchmark::RegisterBenchmark(name.c_str(), BM_LinearQuant, s, dtype, n, threads)
               ->UseRealTime()
               ->MinTime(0.3)
               ->Unit(benchmark::kMicrosecond);

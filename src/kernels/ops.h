@@ -25,8 +25,8 @@ void Linear(const ExecContext& ctx, const TensorView& x, const TensorView& w, co
 // views are taken as rows of their last dim); dst: same shape, dtype Q8_R or Q4_0, in % 32 == 0,
 // data of dst.SizeBytes() bytes. Deterministic: the result does not depend on the pool.
 void QuantizeWeights(const ExecContext& ctx, const TensorView& src, const TensorView& dst);
-// out[0, m) = the dequantized row `row` ([m] view of a Q8_R or Q4_0 tensor's row).
-void DequantizeRow(const TensorView& row, float* out);
+// out[0, m) = row r of a Q8_R or Q4_0 matrix ([rows, m], or a stack taken as rows of m).
+void DequantizeRow(const TensorView& matrix, int64_t r, float* out);
 
 // RMSNorm over the last dim: out = x · pow(mean(x²) + eps, -0.5) · weight (text-model.md §4.1;
 // the weight is used as stored, never 1 + w). x, out: [rows, n] f32 (may alias); weight: [n]

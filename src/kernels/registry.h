@@ -26,9 +26,9 @@ using SoftCapFn = void (*)(float* x, int64_t n, float cap);
 // q = round-half-even(x · (1 / d)) (q = 0 where d = 0). Every table produces identical bits.
 using QuantizeActsFn = void (*)(const float* x, int64_t n, int64_t in, int8_t* q, float* d);
 // y[t, o] = Σ_b d[t, b] · (weight block scale) · Σ_j q[t, 32b + j] · w_q[o, 32b + j] for the
-// kQ8R or kQ4_0 rows of w (row stride tensor::RowBytes(dtype, in)), o in [o_begin, o_end).
+// kQ8R or kQ4_0 matrix w of `out` rows (layouts: tensor/quant_blocks.h), o in [o_begin, o_end).
 using LinearQuantFn = void (*)(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w,
-                               int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
+                               int64_t out, int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
 
 struct CpuKernelTable {
   std::string_view name;  // "generic", "avx2"
@@ -54,14 +54,14 @@ const CpuKernelTable* Avx2CpuKernels();  // nullptr when not compiled for this a
 // Table entries defined in their own ISA-flagged files (kernels/cpu/<op>_<isa>.cc).
 void SoftCapAvx2(float* x, int64_t n, float cap);
 void QuantizeActsGeneric(const float* x, int64_t n, int64_t in, int8_t* q, float* d);
-void LinearQ8RGeneric(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
-                      int64_t o_end, float* y, int64_t ldy);
-void LinearQ4_0Generic(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
-                       int64_t o_end, float* y, int64_t ldy);
+void LinearQ8RGeneric(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                      int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
+void LinearQ4_0Generic(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                       int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
 void QuantizeActsAvx2(const float* x, int64_t n, int64_t in, int8_t* q, float* d);
-void LinearQ8RAvx2(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
-                   int64_t o_end, float* y, int64_t ldy);
-void LinearQ4_0Avx2(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
-                    int64_t o_end, float* y, int64_t ldy);
+void LinearQ8RAvx2(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                   int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
+void LinearQ4_0Avx2(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                    int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
 
 }  // namespace gemmad::kernels

@@ -3,11 +3,15 @@
 //   kQ8R  (int8, per output channel): a row of `in` weights is {float d; int8 q[in]},
 //         w[i] ≈ d · q[i], q ∈ [-127, 127], d = max|w| / 127 (symmetric; -128 is never used, so
 //         |q| fits the unsigned operand of an 8-bit multiply-add).
-//   kQ4_0 (int4, groups of 32 along `in`): a row is in/32 blocks of {f16 d; uint8 qs[16]},
-//         element j of a block is (qs[j] & 15) - 8 for j < 16 and (qs[j-16] >> 4) - 8 otherwise,
-//         w ≈ d · that. Bit for bit GGML's Q4_0 (18 bytes per 32 weights, 4.5 bits), including its
-//         rounding: d = m / -8 where m is the element of largest magnitude, q = min(15, trunc(w/d
-//         + 8.5)).
+//   kQ4_0 (int4, groups of 32 along `in`): the values and scales of GGML's Q4_0, bit for bit
+//         (18 bytes per 32 weights, 4.5 bits): per block an f16 scale d and 16 bytes qs;
+//         element j is (qs[j] & 15) - 8 for j < 16 and (qs[j-16] >> 4) - 8 otherwise, w ≈ d ·
+//         that; d = m / -8 where m is the element of largest magnitude, q = min(15, trunc(w/d
+//         + 8.5)). Rows are stored in pairs so that one 32-byte load carries a block of two
+//         rows: block b of rows (2p, 2p+1) is {f16 d[2]; uint8 qs[2][16]} (36 bytes) at byte
+//         36·(p·nb + b), nb = in / 32. When the row count is odd the last row follows as
+//         GGML's plain blocks {f16 d; uint8 qs[16]}. Any even-row-aligned slice (a MoE expert of
+//         an [E, rows, in] stack) is itself such a matrix.
 //
 // Activations meet these weights quantized per token in blocks of kQuantBlock: {int8 q[32]} with
 // one fp32 scale per block (d = max|x| / 127, q = round(x / d)), the GGML Q8_0 recipe with an
@@ -26,5 +30,12 @@ struct BlockQ4_0 {
   uint8_t qs[16];   // low nibbles: elements 0..15; high nibbles: 16..31
 };
 static_assert(sizeof(BlockQ4_0) == 18, "BlockQ4_0 must be packed like GGML's block_q4_0");
+
+// Block b of two rows of a kQ4_0 matrix (the lone last row of an odd count uses BlockQ4_0).
+struct BlockQ4_0x2 {
+  uint16_t d[2];
+  uint8_t qs[2][16];
+};
+static_assert(sizeof(BlockQ4_0x2) == 36, "BlockQ4_0x2 must hold two Q4_0 blocks exactly");
 
 }  // namespace gemmad::tensor

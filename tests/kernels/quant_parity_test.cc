@@ -91,7 +91,7 @@ TEST(QuantParity, QuantizeWeightsIsByteIdenticalWithAnyPool) {
           double amax = 0.0;
           for (int64_t j = lo; j < hi; ++j) amax = std::fmax(amax, std::fabs(wf[r * in + j]));
           const double bound = fmt == DType::kQ8R ? 0.5 * amax / 127.0 : amax / 8.0;
-          const double deq = reference::Dequantized(want.data(), fmt, in, r, i);
+          const double deq = reference::Dequantized(want.data(), fmt, rows, in, r, i);
           ASSERT_LE(std::fabs(deq - wf[r * in + i]), bound * 1.002 + 1e-9) << "row " << r << " i " << i;
         }
       }
@@ -107,7 +107,7 @@ std::vector<double> Magnitudes(const int8_t* q, const float* d, int64_t n, int64
     for (int64_t o = 0; o < out; ++o) {
       double s = 0.0;
       for (int64_t i = 0; i < in; ++i) {
-        s += std::fabs(d[t * (in / 32) + i / 32] * q[t * in + i] * reference::Dequantized(w, fmt, in, o, i));
+        s += std::fabs(d[t * (in / 32) + i / 32] * q[t * in + i] * reference::Dequantized(w, fmt, out, in, o, i));
       }
       m[t * out + o] = s;
     }
@@ -119,7 +119,7 @@ TEST(QuantParity, LinearQuantOddSizesMisaligned) {
   Rng rng(3);
   for (DType fmt : kFormats) {
     for (int64_t in : {32, 96, 224}) {
-      for (int64_t out : {1, 3, 5, 17, 37}) {
+      for (int64_t out : {1, 2, 3, 5, 8, 17, 36, 37}) {
         auto wf = testing::RandomFloats(rng, out * in, 0.05);
         const OddBytes w(reference::QuantizeRows(wf.data(), out, in, fmt));
         for (int64_t n : {1, 2, 3, 4, 5, 7, 9, 16}) {
@@ -132,7 +132,7 @@ TEST(QuantParity, LinearQuantOddSizesMisaligned) {
           const auto mag = Magnitudes(q.data(), d.data(), n, in, w.data(), fmt, out);
           testing::ForEachKernelTable([&](const CpuKernelTable& t) {
             const LinearQuantFn fn = fmt == DType::kQ8R ? t.linear_q8r : t.linear_q4_0;
-            fn(q.data(), d.data(), n, in, w.data(), 0, out, got.data(), out);
+            fn(q.data(), d.data(), n, in, w.data(), out, 0, out, got.data(), out);
             for (int64_t i = 0; i < n * out; ++i) {
               ASSERT_NEAR(got[i], want[i], 1e-5 * mag[i] + 1e-30)
                   << tensor::DTypeName(fmt) << " in=" << in << " out=" << out << " n=" << n << " i=" << i;
@@ -158,13 +158,13 @@ TEST(QuantParity, LinearQuantIsBatchInvariant) {
         std::vector<float> d(static_cast<size_t>(n * in / 32));
         t.quantize_acts(x.data(), n, in, q.data(), d.data());
         std::vector<float> batched(static_cast<size_t>(n * out)), alone(static_cast<size_t>(out));
-        fn(q.data(), d.data(), n, in, w.data(), 0, out, batched.data(), out);
+        fn(q.data(), d.data(), n, in, w.data(), out, 0, out, batched.data(), out);
         for (int64_t k = 0; k < n; ++k) {
-          fn(q.data() + k * in, d.data() + k * in / 32, 1, in, w.data(), 0, out, alone.data(), out);
+          fn(q.data() + k * in, d.data() + k * in / 32, 1, in, w.data(), out, 0, out, alone.data(), out);
           for (int64_t o = 0; o < out; ++o) ASSERT_EQ(batched[k * out + o], alone[o]) << t.name << " n=" << n;
         }
         std::vector<float> part(static_cast<size_t>(n * out), -1.0f);
-        fn(q.data(), d.data(), n, in, w.data(), 3, 17, part.data(), out);
+        fn(q.data(), d.data(), n, in, w.data(), out, 3, 17, part.data(), out);  // starts mid-pair
         for (int64_t k = 0; k < n; ++k) {
           for (int64_t o = 0; o < out; ++o) {
             ASSERT_EQ(part[k * out + o], (o >= 3 && o < 17) ? batched[k * out + o] : -1.0f) << t.name << " range";
@@ -215,7 +215,7 @@ TEST(QuantParity, OpsReadQuantizedWeights) {
       for (size_t k = 0; k < ids.size(); ++k) {
         for (int64_t i = 0; i < in; ++i) {
           ASSERT_FLOAT_EQ(rows[k * in + i],
-                          static_cast<float>(reference::Dequantized(wq.data(), fmt, in, ids[k], i)) * 2.5f);
+                          static_cast<float>(reference::Dequantized(wq.data(), fmt, out, in, ids[k], i)) * 2.5f);
         }
       }
     });
@@ -237,10 +237,10 @@ TEST(QuantParity, MoeExpertsReadQuantizedStacks) {
     const auto dq = reference::QuantizeRows(dn.data(), E * H, Ie, fmt);
     std::vector<float> gdeq(static_cast<size_t>(E * 2 * Ie * H)), ddeq(static_cast<size_t>(E * H * Ie));
     for (int64_t r = 0; r < E * 2 * Ie; ++r) {
-      for (int64_t i = 0; i < H; ++i) gdeq[r * H + i] = static_cast<float>(reference::Dequantized(gq.data(), fmt, H, r, i));
+      for (int64_t i = 0; i < H; ++i) gdeq[r * H + i] = static_cast<float>(reference::Dequantized(gq.data(), fmt, E * 2 * Ie, H, r, i));
     }
     for (int64_t r = 0; r < E * H; ++r) {
-      for (int64_t i = 0; i < Ie; ++i) ddeq[r * Ie + i] = static_cast<float>(reference::Dequantized(dq.data(), fmt, Ie, r, i));
+      for (int64_t i = 0; i < Ie; ++i) ddeq[r * Ie + i] = static_cast<float>(reference::Dequantized(dq.data(), fmt, E * H, Ie, r, i));
     }
     std::vector<float> want(static_cast<size_t>(n * H)), got(want.size());
     MoeExperts(ExecContext{}, View(x.data(), DType::kF32, {n, H}), View(gdeq.data(), DType::kF32, {E, 2 * Ie, H}),

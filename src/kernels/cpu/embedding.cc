@@ -24,7 +24,7 @@ void EmbeddingGather(const ExecContext& ctx, const TensorView& table, const Tens
       const int64_t base = static_cast<int64_t>(id[t]) * m;
       float* orow = o + t * m;
       if (tensor::IsBlockQuantized(table.dtype)) {
-        DequantizeRow(table.Row(id[t]), orow);
+        DequantizeRow(table, id[t], orow);
         for (int64_t j = 0; j < m; ++j) orow[j] *= scale;
       } else if (table.dtype == tensor::DType::kBF16) {
         const uint16_t* row = table.As<const uint16_t>() + base;

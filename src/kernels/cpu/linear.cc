@@ -24,7 +24,12 @@ void LinearQuantized(const ExecContext& ctx, const CpuKernelTable& k, const floa
   const int8_t* qp = q.data();
   const float* dp = d.data();
   const int64_t min_rows = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, in * n));
-  ParallelFor(ctx, out, min_rows, [&](int64_t b, int64_t e) { fn(qp, dp, n, in, wp, b, e, y, out); });
+  // Whole row pairs per chunk (kQ4_0 stores rows in pairs; kernels handle any range, but a split
+  // pair would be computed twice).
+  const int64_t pairs = (out + 1) / 2;
+  ParallelFor(ctx, pairs, std::max<int64_t>(1, min_rows / 2), [&](int64_t b, int64_t e) {
+    fn(qp, dp, n, in, wp, out, 2 * b, std::min(out, 2 * e), y, out);
+  });
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // AVX2 quantized-Linear kernels (compiled with -mavx2 -mfma -mf16c): activation quantization and
-// the kQ8R / kQ4_0 dot products. A 32-element block is one 8-bit multiply-add: |w| (unsigned)
+// the kQ8R dot products (kQ4_0: linear_q4_avx2.cc). A 32-element block is one 8-bit multiply-add: |w| (unsigned)
 // times x·sign(w) (signed) in pairs to int16 (≤ 2·127·127, no saturation), pairs summed to eight
 // int32 lanes, converted and accumulated with the block's scale by one FMA. Tiles: a lone token
 // runs four rows at once (1x4), four tokens share each weight block (4x2). Every output uses
@@ -15,8 +15,7 @@
 namespace gemmad::kernels {
 namespace {
 
-constexpr int64_t kBlock = 32;          // tensor::kQuantBlock
-constexpr int64_t kQ4BlockBytes = 18;   // sizeof(tensor::BlockQ4_0)
+constexpr int64_t kBlock = 32;  // tensor::kQuantBlock
 
 inline __m256i Load32(const int8_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
 
@@ -26,27 +25,14 @@ inline __m256 BlockDot(__m256i x, __m256i w) {
   return _mm256_cvtepi32_ps(_mm256_madd_epi16(p16, _mm256_set1_epi16(1)));
 }
 
-// The 32 signed int4 values of a Q4_0 block as int8 (elements 0..15 low nibbles, 16..31 high).
-inline __m256i UnpackQ4(const uint8_t* blk) {
-  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 2));
-  const __m128i m = _mm_set1_epi8(15);
-  const __m128i lo = _mm_and_si128(v, m), hi = _mm_and_si128(_mm_srli_epi16(v, 4), m);
-  return _mm256_sub_epi8(_mm256_set_m128i(hi, lo), _mm256_set1_epi8(8));
-}
-inline float Q4Scale(const uint8_t* blk) {
-  uint16_t h;
-  std::memcpy(&h, blk, 2);
-  return _cvtsh_ss(h);
-}
-
 // [Σa, Σb, Σc, Σd] with the same formula as linear_avx2.cc.
 inline __m128 Hsum4(__m256 a, __m256 b, __m256 c, __m256 d) {
   __m256 t = _mm256_hadd_ps(_mm256_hadd_ps(a, b), _mm256_hadd_ps(c, d));
   return _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
 }
 
-// Weight access for the two formats: the block's int8 values and its scale (1 for kQ8R, whose
-// row scale multiplies the finished dot product).
+// Weight access: the block's int8 values and its scale (1 for kQ8R, whose row scale multiplies
+// the finished dot product).
 struct Q8RRows {
   static constexpr bool kRowScale = true;
   static size_t Stride(int64_t in) { return sizeof(float) + static_cast<size_t>(in); }
@@ -61,15 +47,6 @@ struct Q8RRows {
     return s;
   }
 };
-struct Q4Rows {
-  static constexpr bool kRowScale = false;
-  static size_t Stride(int64_t in) { return static_cast<size_t>(in / kBlock) * kQ4BlockBytes; }
-  static const uint8_t* Blocks(const uint8_t* row) { return row; }
-  static __m256i Values(const uint8_t* blocks, int64_t b) { return UnpackQ4(blocks + b * kQ4BlockBytes); }
-  static float Scale(const uint8_t* blocks, int64_t b) { return Q4Scale(blocks + b * kQ4BlockBytes); }
-  static float RowScale(const uint8_t*) { return 1.0f; }
-};
-
 // acc <- acc + BlockDot(x, w) · (d_x · d_w): the one per-block step every tile uses.
 inline __m256 Step(__m256 acc, __m256i x, __m256i w, float dx, float dw) {
   return _mm256_fmadd_ps(BlockDot(x, w), _mm256_set1_ps(dx * dw), acc);
@@ -200,13 +177,9 @@ void QuantizeActsAvx2(const float* x, int64_t n, int64_t in, int8_t* q, float* d
   }
 }
 
-void LinearQ8RAvx2(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
-                   int64_t o_end, float* y, int64_t ldy) {
+void LinearQ8RAvx2(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t /*out*/,
+                   int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
   LinearQuant<Q8RRows>(q, d, n, in, w, o_begin, o_end, y, ldy);
-}
-void LinearQ4_0Avx2(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
-                    int64_t o_end, float* y, int64_t ldy) {
-  LinearQuant<Q4Rows>(q, d, n, in, w, o_begin, o_end, y, ldy);
 }
 
 }  // namespace gemmad::kernels

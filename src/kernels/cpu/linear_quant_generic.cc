@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/cpu/q4_layout.h"
 #include "kernels/registry.h"
 #include "tensor/dtype.h"
 #include "tensor/half.h"
@@ -13,7 +14,6 @@
 namespace gemmad::kernels {
 namespace {
 
-using tensor::BlockQ4_0;
 using tensor::kQuantBlock;
 
 inline int32_t BlockDotQ8(const int8_t* x, const int8_t* w) {
@@ -49,8 +49,8 @@ void QuantizeActsGeneric(const float* x, int64_t n, int64_t in, int8_t* q, float
   }
 }
 
-void LinearQ8RGeneric(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
-                      int64_t o_end, float* y, int64_t ldy) {
+void LinearQ8RGeneric(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t /*out*/,
+                      int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
   const int64_t nb = in / kQuantBlock;
   const size_t stride = tensor::RowBytes(tensor::DType::kQ8R, in);
   for (int64_t o = o_begin; o < o_end; ++o) {
@@ -68,19 +68,18 @@ void LinearQ8RGeneric(const int8_t* q, const float* d, int64_t n, int64_t in, co
   }
 }
 
-void LinearQ4_0Generic(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
-                       int64_t o_end, float* y, int64_t ldy) {
+void LinearQ4_0Generic(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                       int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
   const int64_t nb = in / kQuantBlock;
-  const size_t stride = tensor::RowBytes(tensor::DType::kQ4_0, in);
   for (int64_t o = o_begin; o < o_end; ++o) {
-    const uint8_t* row = w + static_cast<size_t>(o) * stride;
     for (int64_t t = 0; t < n; ++t) {
       float acc = 0.0f;
       for (int64_t b = 0; b < nb; ++b) {
-        BlockQ4_0 blk;
-        std::memcpy(&blk, row + b * sizeof(BlockQ4_0), sizeof(BlockQ4_0));
-        const float scale = d[t * nb + b] * tensor::F16ToFloat(blk.d);
-        acc += scale * static_cast<float>(BlockDotQ4(q + t * in + b * kQuantBlock, blk.qs));
+        const internal::Q4Location at = internal::LocateQ4(out, in, o, b);
+        uint16_t h;
+        std::memcpy(&h, w + at.scale, 2);
+        const float scale = d[t * nb + b] * tensor::F16ToFloat(h);
+        acc += scale * static_cast<float>(BlockDotQ4(q + t * in + b * kQuantBlock, w + at.qs));
       }
       y[t * ldy + o] = acc;
     }

@@ -27,6 +27,9 @@ TensorView Scratch(std::vector<float>& buf, int64_t rows, int64_t cols) {
 }
 
 TensorView ExpertSlice(const TensorView& w, int64_t e) {
+  // kQ4_0 stores rows in pairs: an expert's slice is a matrix of its own when its row count is even.
+  GEMMAD_CHECK(w.dtype != tensor::DType::kQ4_0 || w.shape[1] % 2 == 0, "MoeExperts: Q4_0 experts of {} rows",
+               w.shape[1]);
   TensorView v;
   v.dtype = w.dtype;
   v.shape = tensor::Shape{w.shape[1], w.shape[2]};

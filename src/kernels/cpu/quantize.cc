@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/cpu/q4_layout.h"
 #include "kernels/cpu/view_checks.h"
 #include "kernels/ops.h"
 #include "tensor/half.h"
@@ -13,7 +14,6 @@
 namespace gemmad::kernels {
 namespace {
 
-using tensor::BlockQ4_0;
 using tensor::kQuantBlock;
 
 // One row of src as floats.
@@ -38,7 +38,8 @@ void QuantizeRowQ8R(const float* x, int64_t in, uint8_t* row) {
   }
 }
 
-void QuantizeRowQ4_0(const float* x, int64_t in, uint8_t* row) {
+// Row r of a kQ4_0 matrix of `rows` rows (the pair layout of tensor/quant_blocks.h).
+void QuantizeRowQ4_0(const float* x, int64_t in, int64_t rows, int64_t r, uint8_t* out) {
   for (int64_t b = 0; b < in / kQuantBlock; ++b) {
     const float* xb = x + b * kQuantBlock;
     float amax = 0.0f, m = 0.0f;  // m: the element of largest magnitude, with its sign
@@ -50,14 +51,16 @@ void QuantizeRowQ4_0(const float* x, int64_t in, uint8_t* row) {
     }
     const float d = m / -8.0f;
     const float inv = d != 0.0f ? 1.0f / d : 0.0f;
-    BlockQ4_0 blk;
-    blk.d = tensor::FloatToF16(d);
+    const uint16_t h = tensor::FloatToF16(d);
+    uint8_t qs[16];
     for (int64_t j = 0; j < kQuantBlock / 2; ++j) {
       const auto lo = static_cast<uint8_t>(std::min(15, static_cast<int>(xb[j] * inv + 8.5f)));
       const auto hi = static_cast<uint8_t>(std::min(15, static_cast<int>(xb[j + kQuantBlock / 2] * inv + 8.5f)));
-      blk.qs[j] = static_cast<uint8_t>(lo | (hi << 4));
+      qs[j] = static_cast<uint8_t>(lo | (hi << 4));
     }
-    std::memcpy(row + b * sizeof(BlockQ4_0), &blk, sizeof(BlockQ4_0));
+    const internal::Q4Location at = internal::LocateQ4(rows, in, r, b);
+    std::memcpy(out + at.scale, &h, 2);
+    std::memcpy(out + at.qs, qs, 16);
   }
 }
 
@@ -77,36 +80,39 @@ void QuantizeWeights(const ExecContext& ctx, const TensorView& src, const Tensor
     std::vector<float> row(static_cast<size_t>(in));
     for (int64_t r = b; r < e; ++r) {
       LoadRow(src, r, in, row.data());
-      uint8_t* o = out + static_cast<size_t>(r) * stride;
       if (q8) {
-        QuantizeRowQ8R(row.data(), in, o);
+        QuantizeRowQ8R(row.data(), in, out + static_cast<size_t>(r) * stride);
       } else {
-        QuantizeRowQ4_0(row.data(), in, o);
+        QuantizeRowQ4_0(row.data(), in, rows, r, out);
       }
     }
   });
 }
 
-void DequantizeRow(const TensorView& row, float* out) {
-  internal::CheckMatrixDType(row, "DequantizeRow row");
-  internal::CheckRank(row, 1, "DequantizeRow row");
-  const int64_t m = row.shape[0];
-  const auto* p = row.As<const uint8_t>();
-  if (row.dtype == tensor::DType::kQ8R) {
+void DequantizeRow(const TensorView& matrix, int64_t r, float* out) {
+  internal::CheckMatrixDType(matrix, "DequantizeRow matrix");
+  GEMMAD_CHECK(tensor::IsBlockQuantized(matrix.dtype) && matrix.shape.rank >= 2, "DequantizeRow: {} {}",
+               tensor::DTypeName(matrix.dtype), matrix.shape.ToString());
+  const int64_t m = matrix.shape[matrix.shape.rank - 1], rows = matrix.NumElements() / m;
+  GEMMAD_CHECK(r >= 0 && r < rows, "DequantizeRow: row {} of {}", r, rows);
+  const auto* p = matrix.As<const uint8_t>();
+  if (matrix.dtype == tensor::DType::kQ8R) {
+    const uint8_t* row = p + static_cast<size_t>(r) * tensor::RowBytes(tensor::DType::kQ8R, m);
     float d;
-    std::memcpy(&d, p, sizeof(float));
-    const auto* q = reinterpret_cast<const int8_t*>(p + sizeof(float));
+    std::memcpy(&d, row, sizeof(float));
+    const auto* q = reinterpret_cast<const int8_t*>(row + sizeof(float));
     for (int64_t i = 0; i < m; ++i) out[i] = d * static_cast<float>(q[i]);
     return;
   }
-  GEMMAD_CHECK(row.dtype == tensor::DType::kQ4_0, "DequantizeRow: dtype {}", tensor::DTypeName(row.dtype));
   for (int64_t b = 0; b < m / kQuantBlock; ++b) {
-    BlockQ4_0 blk;
-    std::memcpy(&blk, p + b * sizeof(BlockQ4_0), sizeof(BlockQ4_0));
-    const float d = tensor::F16ToFloat(blk.d);
+    const internal::Q4Location at = internal::LocateQ4(rows, m, r, b);
+    uint16_t h;
+    std::memcpy(&h, p + at.scale, 2);
+    const float d = tensor::F16ToFloat(h);
+    const uint8_t* qs = p + at.qs;
     for (int64_t j = 0; j < kQuantBlock / 2; ++j) {
-      out[b * kQuantBlock + j] = d * static_cast<float>((blk.qs[j] & 15) - 8);
-      out[b * kQuantBlock + j + kQuantBlock / 2] = d * static_cast<float>((blk.qs[j] >> 4) - 8);
+      out[b * kQuantBlock + j] = d * static_cast<float>((qs[j] & 15) - 8);
+      out[b * kQuantBlock + j + kQuantBlock / 2] = d * static_cast<float>((qs[j] >> 4) - 8);
     }
   }
 }

@@ -12,6 +12,21 @@ namespace {
 
 constexpr int64_t kB = 32;
 
+// Byte offset of block b of row r in a Q4_0 matrix: rows in pairs, 36 bytes per pair-block
+// {d_even, d_odd, qs_even[16], qs_odd[16]}; a lone last row as 18-byte {d, qs[16]} blocks.
+// Returns the offset of the scale; the nibbles start at *qs.
+size_t Q4Offset(int64_t rows, int64_t in, int64_t r, int64_t b, size_t* qs) {
+  const int64_t nb = in / kB;
+  if (rows % 2 == 1 && r == rows - 1) {
+    const size_t at = static_cast<size_t>(r * nb * 18 + b * 18);
+    *qs = at + 2;
+    return at;
+  }
+  const size_t at = static_cast<size_t>(((r / 2) * nb + b) * 36);
+  *qs = at + 4 + 16 * static_cast<size_t>(r % 2);
+  return at + 2 * static_cast<size_t>(r % 2);
+}
+
 float ReadF32(const uint8_t* p) {
   float f;
   std::memcpy(&f, p, 4);
@@ -40,8 +55,8 @@ std::vector<uint8_t> QuantizeRows(const float* w, int64_t rows, int64_t in, tens
   std::vector<uint8_t> out(stride * static_cast<size_t>(rows));
   for (int64_t r = 0; r < rows; ++r) {
     const float* x = w + r * in;
-    uint8_t* row = out.data() + static_cast<size_t>(r) * stride;
     if (dtype == tensor::DType::kQ8R) {
+      uint8_t* row = out.data() + static_cast<size_t>(r) * stride;
       float amax = 0.0f;
       for (int64_t i = 0; i < in; ++i) amax = std::fmax(amax, std::fabs(x[i]));
       const float s = amax / 127.0f, inv = s == 0.0f ? 0.0f : 1.0f / s;
@@ -58,25 +73,30 @@ std::vector<uint8_t> QuantizeRows(const float* w, int64_t rows, int64_t in, tens
       }
       const float s = m / -8.0f, inv = s == 0.0f ? 0.0f : 1.0f / s;
       const uint16_t h = tensor::FloatToF16(s);
-      uint8_t* blk = row + b * 18;
-      std::memcpy(blk, &h, 2);
+      size_t qs = 0;
+      const size_t at = Q4Offset(rows, in, r, b, &qs);
+      std::memcpy(out.data() + at, &h, 2);
       for (int64_t j = 0; j < kB; ++j) {
         const int v = std::min(15, static_cast<int>(x[b * kB + j] * inv + 8.5f));
-        blk[2 + j % 16] = static_cast<uint8_t>(j < 16 ? v : (blk[2 + j % 16] | (v << 4)));
+        uint8_t& byte = out[qs + static_cast<size_t>(j % 16)];
+        byte = static_cast<uint8_t>(j < 16 ? v : (byte | (v << 4)));
       }
     }
   }
   return out;
 }
 
-double Dequantized(const uint8_t* w, tensor::DType dtype, int64_t in, int64_t o, int64_t i) {
-  const uint8_t* row = w + static_cast<size_t>(o) * tensor::RowBytes(dtype, in);
-  if (dtype == tensor::DType::kQ8R) return static_cast<double>(ReadF32(row)) * static_cast<int8_t>(row[4 + i]);
-  const uint8_t* blk = row + (i / kB) * 18;
+double Dequantized(const uint8_t* w, tensor::DType dtype, int64_t rows, int64_t in, int64_t o, int64_t i) {
+  if (dtype == tensor::DType::kQ8R) {
+    const uint8_t* row = w + static_cast<size_t>(o) * tensor::RowBytes(dtype, in);
+    return static_cast<double>(ReadF32(row)) * static_cast<int8_t>(row[4 + i]);
+  }
+  size_t qs = 0;
+  const size_t at = Q4Offset(rows, in, o, i / kB, &qs);
   uint16_t h;
-  std::memcpy(&h, blk, 2);
+  std::memcpy(&h, w + at, 2);
   const int64_t j = i % kB;
-  const int nib = j < 16 ? (blk[2 + j] & 15) : (blk[2 + j - 16] >> 4);
+  const int nib = j < 16 ? (w[qs + j] & 15) : (w[qs + j - 16] >> 4);
   return static_cast<double>(tensor::F16ToFloat(h)) * (nib - 8);
 }
 
@@ -86,7 +106,7 @@ void LinearQuant(const int8_t* q, const float* d, int64_t n, int64_t in, const u
     for (int64_t o = 0; o < out; ++o) {
       double acc = 0.0;
       for (int64_t i = 0; i < in; ++i) {
-        acc += static_cast<double>(d[t * (in / kB) + i / kB]) * q[t * in + i] * Dequantized(w, dtype, in, o, i);
+        acc += static_cast<double>(d[t * (in / kB) + i / kB]) * q[t * in + i] * Dequantized(w, dtype, out, in, o, i);
       }
       y[t * out + o] = static_cast<float>(acc);
     }
