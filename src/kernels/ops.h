@@ -19,6 +19,11 @@ using tensor::TensorView;
 // x). Quantized weights (in % 32 == 0) meet x quantized per token in int8 blocks of 32
 // (tensor/quant_blocks.h).
 void Linear(const ExecContext& ctx, const TensorView& x, const TensorView& w, const TensorView& y);
+// ys[m] = x · ws[m]ᵀ for up to 4 projections of the same x (q/k/v, gate/up) as one job over
+// their concatenated rows: one pool dispatch, one activation quantization. Each (ws[m], ys[m])
+// follows Linear's contract (dtypes may differ); results equal separate Linear calls bit for bit.
+void LinearMany(const ExecContext& ctx, const TensorView& x, std::span<const TensorView> ws,
+                std::span<const TensorView> ys);
 
 // ---- weight quantization (load time) ------------------------------------------------------
 // dst = quantize(src) row by row (tensor/quant_blocks.h). src: [rows, in] f32|bf16 (rank ≥ 2

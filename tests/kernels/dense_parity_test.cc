@@ -276,3 +276,57 @@ TEST(KernelParity, LinearIsBatchInvariant) {
 
 }  // namespace
 }  // namespace gemmad::kernels
+
+namespace gemmad::kernels {
+namespace {
+
+// LinearMany (q/k/v, gate/up in one job) equals one Linear call per matrix bit for bit, for every
+// table, with mixed dtypes (f32, bf16, Q8_R, Q4_0 with odd row counts) and pool sizes.
+TEST(KernelParity, LinearManyEqualsSeparateLinears) {
+  Rng rng(31);
+  ThreadPool pool(2);
+  const int64_t in = 96;
+  const std::vector<int64_t> rows = {37, 8, 101, 5};
+  const std::vector<DType> dtypes = {DType::kBF16, DType::kQ4_0, DType::kQ8R, DType::kF32};
+  std::vector<std::vector<float>> wf(rows.size());
+  std::vector<std::vector<uint8_t>> storage(rows.size());
+  std::vector<tensor::TensorView> ws;
+  for (size_t m = 0; m < rows.size(); ++m) {
+    wf[m].resize(static_cast<size_t>(rows[m] * in));
+    for (float& v : wf[m]) v = static_cast<float>(rng.Normal() * 0.05);
+    const TensorView src = View(wf[m].data(), DType::kF32, {rows[m], in});
+    if (dtypes[m] == DType::kF32) {
+      ws.push_back(src);
+      continue;
+    }
+    storage[m].resize(tensor::RowBytes(dtypes[m], in) * static_cast<size_t>(rows[m]));
+    if (dtypes[m] == DType::kBF16) {
+      auto* h = reinterpret_cast<uint16_t*>(storage[m].data());
+      for (size_t i = 0; i < wf[m].size(); ++i) h[i] = tensor::FloatToBf16(wf[m][i]);
+    } else {
+      QuantizeWeights(ExecContext{}, src, View(storage[m].data(), dtypes[m], {rows[m], in}));
+    }
+    ws.push_back(View(storage[m].data(), dtypes[m], {rows[m], in}));
+  }
+  testing::ForEachKernelTable([&](const CpuKernelTable& t) {
+    for (int64_t n : {1, 5}) {
+      auto x = testing::RandomFloats(rng, n * in);
+      const TensorView xv = View(x.data(), DType::kF32, {n, in});
+      for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
+        std::vector<std::vector<float>> many(rows.size()), one(rows.size());
+        std::vector<TensorView> ys;
+        for (size_t m = 0; m < rows.size(); ++m) {
+          many[m].assign(static_cast<size_t>(n * rows[m]), -1.0f);
+          one[m].assign(static_cast<size_t>(n * rows[m]), -2.0f);
+          ys.push_back(View(many[m].data(), DType::kF32, {n, rows[m]}));
+          Linear(ExecContext{p}, xv, ws[m], View(one[m].data(), DType::kF32, {n, rows[m]}));
+        }
+        LinearMany(ExecContext{p}, xv, ws, ys);
+        for (size_t m = 0; m < rows.size(); ++m) ASSERT_EQ(many[m], one[m]) << t.name << " matrix " << m << " n=" << n;
+      }
+    }
+  });
+}
+
+}  // namespace
+}  // namespace gemmad::kernels

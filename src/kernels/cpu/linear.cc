@@ -1,64 +1,89 @@
-// Linear op: validates the views and splits the output rows over the pool; the per-ISA micro
-// kernels come from the registry. Quantized weights first quantize the activations once per
+// Linear ops: validate the views and split the output rows over the pool; the per-ISA micro
+// kernels come from the registry. LinearMany runs several projections of one input as one
+// job over the concatenated rows (one dispatch, one activation quantization, chunks that cross
+// from one matrix into the next). Quantized weights first quantize the activations once per
 // call (into per-thread scratch that only grows, so steady-state steps do not allocate).
+#include <algorithm>
+#include <array>
 #include <vector>
 
-#include "kernels/ops.h"
 #include "kernels/cpu/view_checks.h"
+#include "kernels/ops.h"
 #include "kernels/registry.h"
 #include "tensor/quant_blocks.h"
 
 namespace gemmad::kernels {
 namespace {
 
-void LinearQuantized(const ExecContext& ctx, const CpuKernelTable& k, const float* x, int64_t n, int64_t in,
-                     const TensorView& w, float* y, int64_t out) {
-  thread_local std::vector<int8_t> q;
-  thread_local std::vector<float> d;
-  const auto nq = static_cast<size_t>(n * in), nd = static_cast<size_t>(n * (in / tensor::kQuantBlock));
-  if (q.size() < nq) q.resize(nq);
-  if (d.size() < nd) d.resize(nd);
-  k.quantize_acts(x, n, in, q.data(), d.data());
-  const LinearQuantFn fn = w.dtype == tensor::DType::kQ8R ? k.linear_q8r : k.linear_q4_0;
-  const auto* wp = w.As<const uint8_t>();
-  const int8_t* qp = q.data();
-  const float* dp = d.data();
-  const int64_t min_rows = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, in * n));
-  // Whole row pairs per chunk (kQ4_0 stores rows in pairs; kernels handle any range, but a split
-  // pair would be computed twice).
-  const int64_t pairs = (out + 1) / 2;
-  ParallelFor(ctx, pairs, std::max<int64_t>(1, min_rows / 2), [&](int64_t b, int64_t e) {
-    fn(qp, dp, n, in, wp, out, 2 * b, std::min(out, 2 * e), y, out);
-  });
+constexpr size_t kMaxMany = 4;
+
+// Runs rows [b, e) of matrix w (of `out` rows) into y (row stride out).
+void RunRows(const CpuKernelTable& k, const float* x, const int8_t* q, const float* d, int64_t n, int64_t in,
+             const TensorView& w, float* y, int64_t out, int64_t b, int64_t e) {
+  switch (w.dtype) {
+    case tensor::DType::kBF16: k.linear_bf16(x, n, in, w.As<const uint16_t>(), b, e, y, out); break;
+    case tensor::DType::kF32: k.linear_f32(x, n, in, w.As<const float>(), b, e, y, out); break;
+    case tensor::DType::kQ8R: k.linear_q8r(q, d, n, in, w.As<const uint8_t>(), out, b, e, y, out); break;
+    default: k.linear_q4_0(q, d, n, in, w.As<const uint8_t>(), out, b, e, y, out); break;
+  }
+}
+
+void CheckPair(const TensorView& x, const TensorView& w, const TensorView& y) {
+  internal::CheckMatrixDType(w, "Linear w");
+  internal::CheckDType(y, tensor::DType::kF32, "Linear y");
+  internal::CheckRank(w, 2, "Linear w");
+  internal::CheckRank(y, 2, "Linear y");
+  GEMMAD_CHECK(w.shape[1] == x.shape[1] && y.shape[0] == x.shape[0] && y.shape[1] == w.shape[0],
+               "Linear: x {} w {} y {}", x.shape.ToString(), w.shape.ToString(), y.shape.ToString());
+  GEMMAD_CHECK(x.data != y.data, "Linear: y aliases x");
 }
 
 }  // namespace
 
-void Linear(const ExecContext& ctx, const TensorView& x, const TensorView& w, const TensorView& y) {
+void LinearMany(const ExecContext& ctx, const TensorView& x, std::span<const TensorView> ws,
+                std::span<const TensorView> ys) {
   internal::CheckDType(x, tensor::DType::kF32, "Linear x");
-  internal::CheckDType(y, tensor::DType::kF32, "Linear y");
-  internal::CheckMatrixDType(w, "Linear w");
   internal::CheckRank(x, 2, "Linear x");
-  internal::CheckRank(w, 2, "Linear w");
-  internal::CheckRank(y, 2, "Linear y");
-  const int64_t n = x.shape[0], in = x.shape[1], out = w.shape[0];
-  GEMMAD_CHECK(w.shape[1] == in && y.shape[0] == n && y.shape[1] == out, "Linear: x {} w {} y {}",
-               x.shape.ToString(), w.shape.ToString(), y.shape.ToString());
-  GEMMAD_CHECK(x.data != y.data, "Linear: y aliases x");
+  GEMMAD_CHECK(ws.size() == ys.size() && !ws.empty() && ws.size() <= kMaxMany, "LinearMany: {} weights, {} outputs",
+               ws.size(), ys.size());
+  bool quantized = false;
+  std::array<int64_t, kMaxMany + 1> first_row{};  // matrix m owns concatenated rows [first_row[m], first_row[m+1])
+  for (size_t m = 0; m < ws.size(); ++m) {
+    CheckPair(x, ws[m], ys[m]);
+    quantized = quantized || tensor::IsBlockQuantized(ws[m].dtype);
+    first_row[m + 1] = first_row[m] + ws[m].shape[0];
+  }
+  const int64_t n = x.shape[0], in = x.shape[1], total = first_row[ws.size()];
   const CpuKernelTable& k = CpuKernels();
   const float* xp = x.As<const float>();
-  float* yp = y.As<float>();
-  // Aim for chunks of at least ~64K multiply-adds so small projections stay on one thread.
-  const int64_t min_rows = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, in * n));
-  if (tensor::IsBlockQuantized(w.dtype)) {
-    LinearQuantized(ctx, k, xp, n, in, w, yp, out);
-  } else if (w.dtype == tensor::DType::kBF16) {
-    const auto* wp = w.As<const uint16_t>();
-    ParallelFor(ctx, out, min_rows, [&](int64_t b, int64_t e) { k.linear_bf16(xp, n, in, wp, b, e, yp, out); });
-  } else {
-    const auto* wp = w.As<const float>();
-    ParallelFor(ctx, out, min_rows, [&](int64_t b, int64_t e) { k.linear_f32(xp, n, in, wp, b, e, yp, out); });
+  const int8_t* qp = nullptr;
+  const float* dp = nullptr;
+  if (quantized) {
+    thread_local std::vector<int8_t> q;
+    thread_local std::vector<float> d;
+    const auto nq = static_cast<size_t>(n * in), nd = static_cast<size_t>(n * (in / tensor::kQuantBlock));
+    if (q.size() < nq) q.resize(nq);
+    if (d.size() < nd) d.resize(nd);
+    k.quantize_acts(xp, n, in, q.data(), d.data());
+    qp = q.data();
+    dp = d.data();
   }
+  // Chunks of at least ~64K multiply-adds so small projections stay on one thread; even row
+  // counts, so a Q4_0 row pair (tensor/quant_blocks.h) is not split between two chunks.
+  const int64_t min_rows = std::max<int64_t>(2, 65536 / std::max<int64_t>(1, in * n) + 1) & ~int64_t{1};
+  const int64_t units = (total + 1) / 2;
+  ParallelFor(ctx, units, min_rows / 2, [&](int64_t ub, int64_t ue) {
+    const int64_t b = 2 * ub, e = std::min(total, 2 * ue);
+    for (size_t m = 0; m < ws.size(); ++m) {
+      const int64_t lo = std::max(b, first_row[m]), hi = std::min(e, first_row[m + 1]);
+      if (lo >= hi) continue;
+      RunRows(k, xp, qp, dp, n, in, ws[m], ys[m].As<float>(), ws[m].shape[0], lo - first_row[m], hi - first_row[m]);
+    }
+  });
+}
+
+void Linear(const ExecContext& ctx, const TensorView& x, const TensorView& w, const TensorView& y) {
+  LinearMany(ctx, x, std::span<const TensorView>(&w, 1), std::span<const TensorView>(&y, 1));
 }
 
 }  // namespace gemmad::kernels

@@ -2,6 +2,8 @@
 // layers) projections, per-head q/k norms and weightless v norm, RoPE, paged KV write, causal
 // (sliding-window) attention with scale 1.0 over the layer's own or its donor's cache, o_proj,
 // post-attention norm, residual add.
+#include <span>
+
 #include "kernels/ops.h"
 #include "model/gemma4/layer_blocks.h"
 
@@ -60,18 +62,20 @@ void AttentionBlock(const LayerContext& lc, int64_t l) {
   TensorView a = lc.buf.normed.View({n, H});
   kernels::RmsNorm(lc.exec, x, w.input_norm, a, lc.eps);
 
+  // Q, and K/V on KV-owning layers, as one pass over the pool.
   TensorView q = lc.buf.q.View({n, nH * d});
-  kernels::Linear(lc.exec, a, w.q_proj, q);
+  TensorView k = lc.buf.k.View({n, nkv * d});
+  TensorView v = lc.buf.v.View({n, nkv * d});
+  const bool owns = spec.owns_kv(l), separate_v = owns && w.v_proj.data != nullptr;
+  const TensorView ws[3] = {w.q_proj, w.k_proj, w.v_proj};
+  const TensorView ys[3] = {q, k, v};
+  kernels::LinearMany(lc.exec, a, std::span(ws, owns ? (separate_v ? 3 : 2) : 1),
+                      std::span(ys, owns ? (separate_v ? 3 : 2) : 1));
   q = Reshape(q, {n, nH, d});
   NormAndRotate(lc, q, w.q_norm, inv_freq);
 
-  if (spec.owns_kv(l)) {
-    TensorView k = lc.buf.k.View({n, nkv * d});
-    TensorView v = lc.buf.v.View({n, nkv * d});
-    kernels::Linear(lc.exec, a, w.k_proj, k);
-    if (w.v_proj.data != nullptr) {
-      kernels::Linear(lc.exec, a, w.v_proj, v);
-    } else {  // attention_k_eq_v full layer: V is the raw K projection (before k_norm and RoPE)
+  if (owns) {
+    if (!separate_v) {  // attention_k_eq_v full layer: V is the raw K projection (before k_norm and RoPE)
       std::copy_n(k.As<const float>(), k.NumElements(), v.As<float>());
     }
     k = Reshape(k, {n, nkv, d});

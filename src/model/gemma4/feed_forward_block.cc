@@ -16,8 +16,9 @@ void Mlp(const LayerContext& lc, const LayerWeights& w, const TensorView& a, int
   const int64_t n = a.shape[0];
   TensorView g = lc.buf.gate.View({n, width});
   TensorView u = lc.buf.up.View({n, width});
-  kernels::Linear(lc.exec, a, w.gate_proj, g);
-  kernels::Linear(lc.exec, a, w.up_proj, u);
+  const TensorView ws[2] = {w.gate_proj, w.up_proj};
+  const TensorView ys[2] = {g, u};
+  kernels::LinearMany(lc.exec, a, ws, ys);  // gate and up as one pass over the pool
   kernels::GeluTanhMul(lc.exec, g, u, g);
   kernels::Linear(lc.exec, g, w.down_proj, out);
 }
