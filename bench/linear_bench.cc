@@ -198,6 +198,27 @@ void BM_LinearQuant(benchmark::State& state, LinearShape shape, t::DType dtype, 
   state.SetLabel(std::string(k::CpuKernels().name));
 }
 
+// Load-time quantization rate (--quantization): bf16 matrix in, Q8_R / Q4_0 out; bf16_GB/s
+// counts the bytes read (what the startup cost scales with).
+void BM_QuantizeWeights(benchmark::State& state, LinearShape shape, t::DType dtype, int threads) {
+  const size_t bf16_bytes = static_cast<size_t>(shape.out * shape.in) * 2;
+  WeightBuffer& wb = Weights(std::max(RotateBytes(), bf16_bytes));
+  t::TensorView q{nullptr, dtype, {shape.out, shape.in}};
+  std::vector<uint8_t> dst(q.SizeBytes());
+  q.data = dst.data();
+  k::ExecContext ctx{&Pool(threads)};
+  const size_t copies = wb.bytes / bf16_bytes;
+  size_t copy = 0;
+  for (auto _ : state) {
+    const t::TensorView src{wb.data + copy * (bf16_bytes / 2), t::DType::kBF16, {shape.out, shape.in}};
+    k::QuantizeWeights(ctx, src, q);
+    benchmark::ClobberMemory();
+    if (++copy == copies) copy = 0;
+  }
+  state.counters["bf16_GB/s"] = benchmark::Counter(static_cast<double>(bf16_bytes) * static_cast<double>(state.iterations()) / 1e9,
+                                                   benchmark::Counter::kIsRate);
+}
+
 int RegisterAll() {
   for (const LinearShape& s : kShapes) {
     for (int64_t n : {1, 16}) {
@@ -228,6 +249,17 @@ int RegisterAll() {
               ->Unit(benchmark::kMicrosecond);
         }
       }
+    }
+  }
+  for (t::DType dtype : {t::DType::kQ8R, t::DType::kQ4_0}) {
+    for (int threads : {1, 2}) {
+      const LinearShape s{"e2b.gate_up_2x", 12288, 1536};
+      std::string name = "QuantizeWeights" + std::string(t::DTypeName(dtype)) + "/" + s.name + "/threads:" +
+                         std::to_string(threads);
+      benchmark::RegisterBenchmark(name.c_str(), BM_QuantizeWeights, s, dtype, threads)
+          ->UseRealTime()
+          ->MinTime(0.3)
+          ->Unit(benchmark::kMillisecond);
     }
   }
   return 0;

@@ -30,6 +30,12 @@ using QuantizeActsFn = void (*)(const float* x, int64_t n, int64_t in, int8_t* q
 using LinearQuantFn = void (*)(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w,
                                int64_t out, int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
 
+// Load-time weight quantization of one row x [in] f32 (in % 32 == 0), bit-identical in every
+// table. Q8_R: writes {d, q[in]} at row. Q4_0: block b's f16 scale goes to scale + b·stride and
+// its 16 nibble bytes to qs + b·stride (stride 36 inside a row pair, 18 for a lone row).
+using QuantizeRowQ8RFn = void (*)(const float* x, int64_t in, uint8_t* row);
+using QuantizeRowQ4_0Fn = void (*)(const float* x, int64_t in, uint8_t* scale, uint8_t* qs, size_t stride);
+
 struct CpuKernelTable {
   std::string_view name;  // "generic", "avx2"
   bool (*supported)();    // whether this CPU can run the table
@@ -39,6 +45,8 @@ struct CpuKernelTable {
   QuantizeActsFn quantize_acts;
   LinearQuantFn linear_q8r;   // kQ8R weights
   LinearQuantFn linear_q4_0;  // kQ4_0 weights
+  QuantizeRowQ8RFn quantize_row_q8r;
+  QuantizeRowQ4_0Fn quantize_row_q4_0;
 };
 
 // The active table (chosen on first use; honours GEMMAD_CPU_ISA).
@@ -58,6 +66,10 @@ void LinearQ8RGeneric(const int8_t* q, const float* d, int64_t n, int64_t in, co
                       int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
 void LinearQ4_0Generic(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                        int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
+void QuantizeRowQ8RGeneric(const float* x, int64_t in, uint8_t* row);
+void QuantizeRowQ4_0Generic(const float* x, int64_t in, uint8_t* scale, uint8_t* qs, size_t stride);
+void QuantizeRowQ8RAvx2(const float* x, int64_t in, uint8_t* row);
+void QuantizeRowQ4_0Avx2(const float* x, int64_t in, uint8_t* scale, uint8_t* qs, size_t stride);
 void QuantizeActsAvx2(const float* x, int64_t n, int64_t in, int8_t* q, float* d);
 void LinearQ8RAvx2(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                    int64_t o_begin, int64_t o_end, float* y, int64_t ldy);

@@ -68,11 +68,15 @@ TEST(QuantParity, QuantizeWeightsIsByteIdenticalWithAnyPool) {
   ThreadPool pool(2);
   for (DType fmt : kFormats) {
     for (int64_t in : {32, 96}) {
-      const int64_t rows = 37;
+      for (int64_t rows : {36, 37}) {
       std::vector<float> wf;  // the bf16 values as floats: both sources must give the same bytes
       auto wb = testing::RandomBf16(rng, rows * in, &wf, 0.05);
       for (int64_t i = 0; i < in; ++i) wf[i] = 0.0f, wb[i] = 0;  // an all-zero row (scale 0)
+      // A block whose extremes tie in magnitude with opposite signs (the first one sets the sign).
+      wf[in + 3] = -0.5f, wf[in + 9] = 0.5f;
+      wb[in + 3] = tensor::FloatToBf16(-0.5f), wb[in + 9] = tensor::FloatToBf16(0.5f);
       const std::vector<uint8_t> want = reference::QuantizeRows(wf.data(), rows, in, fmt);
+      testing::ForEachKernelTable([&](const CpuKernelTable&) {
       for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
         ExecContext ctx{p};
         std::vector<uint8_t> got(want.size());
@@ -82,6 +86,7 @@ TEST(QuantParity, QuantizeWeightsIsByteIdenticalWithAnyPool) {
         QuantizeWeights(ctx, View(wb.data(), DType::kBF16, {rows, in}), View(got.data(), fmt, {rows, in}));
         ASSERT_EQ(got, want) << tensor::DTypeName(fmt) << " bf16 in=" << in;
       }
+      });
       // Round trip: Q8_R within half a step of its row (max|w| / 127); Q4_0 within one step of
       // its block (max|w| / 8: the level opposite the block's extreme is clipped to 7), plus the
       // f16 rounding of the scale.
@@ -94,6 +99,7 @@ TEST(QuantParity, QuantizeWeightsIsByteIdenticalWithAnyPool) {
           const double deq = reference::Dequantized(want.data(), fmt, rows, in, r, i);
           ASSERT_LE(std::fabs(deq - wf[r * in + i]), bound * 1.002 + 1e-9) << "row " << r << " i " << i;
         }
+      }
       }
     }
   }

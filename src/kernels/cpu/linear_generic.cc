@@ -74,7 +74,8 @@ bool AlwaysSupported() { return true; }
 const CpuKernelTable& GenericCpuKernels() {
   static const CpuKernelTable table{"generic",          &AlwaysSupported,  &LinearF32Generic,
                                      &LinearBf16Generic, &SoftCapGeneric,   &QuantizeActsGeneric,
-                                     &LinearQ8RGeneric,  &LinearQ4_0Generic};
+                                     &LinearQ8RGeneric,  &LinearQ4_0Generic, &QuantizeRowQ8RGeneric,
+                                     &QuantizeRowQ4_0Generic};
   return table;
 }
 

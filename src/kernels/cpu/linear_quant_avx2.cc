@@ -177,6 +177,77 @@ void QuantizeActsAvx2(const float* x, int64_t n, int64_t in, int8_t* q, float* d
   }
 }
 
+namespace {
+
+inline float HMax(__m256 m) {
+  __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+  h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+  return _mm_cvtss_f32(_mm_max_ss(h, _mm_movehdup_ps(h)));
+}
+
+// 32 int32 in four vectors -> 32 int8 in order (saturating).
+inline __m256i Pack32(__m256i i0, __m256i i1, __m256i i2, __m256i i3) {
+  const __m256i p = _mm256_packs_epi16(_mm256_packs_epi32(i0, i1), _mm256_packs_epi32(i2, i3));
+  return _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+}  // namespace
+
+void QuantizeRowQ8RAvx2(const float* x, int64_t in, uint8_t* row) {
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  __m256 m = _mm256_setzero_ps();
+  for (int64_t i = 0; i < in; i += 8) m = _mm256_max_ps(m, _mm256_andnot_ps(sign, _mm256_loadu_ps(x + i)));
+  const float d = HMax(m) / 127.0f;
+  const __m256 inv = _mm256_set1_ps(d != 0.0f ? 1.0f / d : 0.0f);
+  std::memcpy(row, &d, sizeof(float));
+  int8_t* q = reinterpret_cast<int8_t*>(row + sizeof(float));
+  const __m256i lo = _mm256_set1_epi8(-127);
+  for (int64_t i = 0; i < in; i += 32) {
+    __m256i v[4];
+    for (int k = 0; k < 4; ++k) v[k] = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(x + i + 8 * k), inv));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + i), _mm256_max_epi8(Pack32(v[0], v[1], v[2], v[3]), lo));
+  }
+}
+
+void QuantizeRowQ4_0Avx2(const float* x, int64_t in, uint8_t* scale, uint8_t* qs, size_t stride) {
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  for (int64_t b = 0; b < in / kBlock; ++b) {
+    const float* xb = x + b * kBlock;
+    __m256 v[4], a[4];
+    __m256 m = _mm256_setzero_ps();
+    for (int k = 0; k < 4; ++k) {
+      v[k] = _mm256_loadu_ps(xb + 8 * k);
+      a[k] = _mm256_andnot_ps(sign, v[k]);
+      m = _mm256_max_ps(m, a[k]);
+    }
+    const float amax = HMax(m);
+    float signed_max = 0.0f;  // the first element of largest magnitude, with its sign
+    if (amax > 0.0f) {
+      const __m256 am = _mm256_set1_ps(amax);
+      uint32_t bits = 0;
+      for (int k = 0; k < 4; ++k) {
+        bits |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_cmp_ps(a[k], am, _CMP_EQ_OQ))) << (8 * k);
+      }
+      signed_max = xb[__builtin_ctz(bits)];
+    }
+    const float d = signed_max / -8.0f;
+    const __m256 inv = _mm256_set1_ps(d != 0.0f ? 1.0f / d : 0.0f);
+    const __m256 half8 = _mm256_set1_ps(8.5f);
+    const __m256i fifteen = _mm256_set1_epi32(15);
+    __m256i q[4];
+    for (int k = 0; k < 4; ++k) {
+      q[k] = _mm256_min_epi32(_mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(v[k], inv), half8)), fifteen);
+    }
+    // byte j = q[j] | q[j + 16] << 4: the same lane shuffle for both halves, then bytes in order.
+    const __m256i lo = _mm256_packus_epi32(q[0], q[1]), hi = _mm256_packus_epi32(q[2], q[3]);
+    const __m256i c16 = _mm256_or_si256(lo, _mm256_slli_epi16(hi, 4));
+    const __m256i c8 = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(c16, c16), _mm256_setr_epi32(0, 4, 1, 5, 0, 0, 0, 0));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(qs + static_cast<size_t>(b) * stride), _mm256_castsi256_si128(c8));
+    const auto h = static_cast<uint16_t>(_cvtss_sh(d, _MM_FROUND_TO_NEAREST_INT));
+    std::memcpy(scale + static_cast<size_t>(b) * stride, &h, 2);
+  }
+}
+
 void LinearQ8RAvx2(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t /*out*/,
                    int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
   LinearQuant<Q8RRows>(q, d, n, in, w, o_begin, o_end, y, ldy);

@@ -1,6 +1,7 @@
 // Portable quantized-Linear kernels (tensor/quant_blocks.h): activation quantization and the
 // kQ8R / kQ4_0 dot products with exact int32 block sums. One accumulation order per output, so
 // results are batch-invariant. The baseline the ISA tables are compared with.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -46,6 +47,40 @@ void QuantizeActsGeneric(const float* x, int64_t n, int64_t in, int8_t* q, float
       for (int64_t j = 0; j < kQuantBlock; ++j) qb[j] = static_cast<int8_t>(std::nearbyint(xb[j] * inv));
       d[t * nb + b] = scale;
     }
+  }
+}
+
+void QuantizeRowQ8RGeneric(const float* x, int64_t in, uint8_t* row) {
+  float amax = 0.0f;
+  for (int64_t i = 0; i < in; ++i) amax = std::max(amax, std::fabs(x[i]));
+  const float d = amax / 127.0f;
+  const float inv = d != 0.0f ? 1.0f / d : 0.0f;
+  std::memcpy(row, &d, sizeof(float));
+  auto* q = reinterpret_cast<int8_t*>(row + sizeof(float));
+  for (int64_t i = 0; i < in; ++i) q[i] = static_cast<int8_t>(std::clamp(std::nearbyint(x[i] * inv), -127.0f, 127.0f));
+}
+
+void QuantizeRowQ4_0Generic(const float* x, int64_t in, uint8_t* scale, uint8_t* qs, size_t stride) {
+  for (int64_t b = 0; b < in / kQuantBlock; ++b) {
+    const float* xb = x + b * kQuantBlock;
+    float amax = 0.0f, m = 0.0f;  // m: the first element of largest magnitude, with its sign
+    for (int64_t j = 0; j < kQuantBlock; ++j) {
+      if (std::fabs(xb[j]) > amax) {
+        amax = std::fabs(xb[j]);
+        m = xb[j];
+      }
+    }
+    const float d = m / -8.0f;
+    const float inv = d != 0.0f ? 1.0f / d : 0.0f;
+    const uint16_t h = tensor::FloatToF16(d);
+    uint8_t bytes[16];
+    for (int64_t j = 0; j < kQuantBlock / 2; ++j) {
+      const int lo = std::min(15, static_cast<int>(xb[j] * inv + 8.5f));
+      const int hi = std::min(15, static_cast<int>(xb[j + kQuantBlock / 2] * inv + 8.5f));
+      bytes[j] = static_cast<uint8_t>(lo | (hi << 4));
+    }
+    std::memcpy(scale + static_cast<size_t>(b) * stride, &h, 2);
+    std::memcpy(qs + static_cast<size_t>(b) * stride, bytes, 16);
   }
 }
 

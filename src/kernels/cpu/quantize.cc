@@ -8,6 +8,7 @@
 #include "kernels/cpu/q4_layout.h"
 #include "kernels/cpu/view_checks.h"
 #include "kernels/ops.h"
+#include "kernels/registry.h"
 #include "tensor/half.h"
 #include "tensor/quant_blocks.h"
 
@@ -26,44 +27,6 @@ void LoadRow(const TensorView& src, int64_t r, int64_t in, float* out) {
   }
 }
 
-void QuantizeRowQ8R(const float* x, int64_t in, uint8_t* row) {
-  float amax = 0.0f;
-  for (int64_t i = 0; i < in; ++i) amax = std::max(amax, std::fabs(x[i]));
-  const float d = amax / 127.0f;
-  const float inv = d != 0.0f ? 1.0f / d : 0.0f;
-  std::memcpy(row, &d, sizeof(float));
-  auto* q = reinterpret_cast<int8_t*>(row + sizeof(float));
-  for (int64_t i = 0; i < in; ++i) {
-    q[i] = static_cast<int8_t>(std::clamp(std::nearbyint(x[i] * inv), -127.0f, 127.0f));
-  }
-}
-
-// Row r of a kQ4_0 matrix of `rows` rows (the pair layout of tensor/quant_blocks.h).
-void QuantizeRowQ4_0(const float* x, int64_t in, int64_t rows, int64_t r, uint8_t* out) {
-  for (int64_t b = 0; b < in / kQuantBlock; ++b) {
-    const float* xb = x + b * kQuantBlock;
-    float amax = 0.0f, m = 0.0f;  // m: the element of largest magnitude, with its sign
-    for (int64_t j = 0; j < kQuantBlock; ++j) {
-      if (std::fabs(xb[j]) > amax) {
-        amax = std::fabs(xb[j]);
-        m = xb[j];
-      }
-    }
-    const float d = m / -8.0f;
-    const float inv = d != 0.0f ? 1.0f / d : 0.0f;
-    const uint16_t h = tensor::FloatToF16(d);
-    uint8_t qs[16];
-    for (int64_t j = 0; j < kQuantBlock / 2; ++j) {
-      const auto lo = static_cast<uint8_t>(std::min(15, static_cast<int>(xb[j] * inv + 8.5f)));
-      const auto hi = static_cast<uint8_t>(std::min(15, static_cast<int>(xb[j + kQuantBlock / 2] * inv + 8.5f)));
-      qs[j] = static_cast<uint8_t>(lo | (hi << 4));
-    }
-    const internal::Q4Location at = internal::LocateQ4(rows, in, r, b);
-    std::memcpy(out + at.scale, &h, 2);
-    std::memcpy(out + at.qs, qs, 16);
-  }
-}
-
 }  // namespace
 
 void QuantizeWeights(const ExecContext& ctx, const TensorView& src, const TensorView& dst) {
@@ -76,15 +39,18 @@ void QuantizeWeights(const ExecContext& ctx, const TensorView& src, const Tensor
   const size_t stride = tensor::RowBytes(dst.dtype, in);
   auto* out = dst.As<uint8_t>();
   const bool q8 = dst.dtype == tensor::DType::kQ8R;
+  const CpuKernelTable& k = CpuKernels();
   ParallelFor(ctx, rows, std::max<int64_t>(1, 262144 / in), [&](int64_t b, int64_t e) {
     std::vector<float> row(static_cast<size_t>(in));
     for (int64_t r = b; r < e; ++r) {
       LoadRow(src, r, in, row.data());
       if (q8) {
-        QuantizeRowQ8R(row.data(), in, out + static_cast<size_t>(r) * stride);
-      } else {
-        QuantizeRowQ4_0(row.data(), in, rows, r, out);
+        k.quantize_row_q8r(row.data(), in, out + static_cast<size_t>(r) * stride);
+        continue;
       }
+      const internal::Q4Location at0 = internal::LocateQ4(rows, in, r, 0);
+      const size_t block_stride = (rows % 2 == 1 && r == rows - 1) ? sizeof(tensor::BlockQ4_0) : sizeof(tensor::BlockQ4_0x2);
+      k.quantize_row_q4_0(row.data(), in, out + at0.scale, out + at0.qs, block_stride);
     }
   });
 }
