@@ -26,11 +26,15 @@
 // the weights quantized once and copied through the rotation set (cold only); weight_GB/s then
 // counts the quantized bytes (in + 4 per row for Q8_R, 18 per 32 weights for Q4_0).
 // Run a subset with --benchmark_filter, e.g. 'e2b\.' or 'n:1/threads:2/cold'.
+// Kernel tables: by default the active one (GEMMAD_CPU_ISA forces it). GEMMAD_BENCH_ISAS=avx2,avx512
+// runs every case once per listed table, interleaved (case names end /isa:<name>), so tables are
+// compared in the same session.
 // gemmad-bench-libs: gemmad_kernels
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -134,7 +138,9 @@ WeightBuffer& Weights(size_t bytes) {
   return buf;
 }
 
-void BM_Linear(benchmark::State& state, LinearShape shape, int64_t n, int threads, bool cold) {
+void BM_Linear(benchmark::State& state, LinearShape shape, int64_t n, int threads, bool cold,
+               const k::CpuKernelTable* table) {
+  k::SetCpuKernelsForTesting(table);  // nullptr: the automatic choice
   const size_t w_bytes = static_cast<size_t>(shape.out * shape.in) * 2;
   WeightBuffer& wb = Weights(std::max(RotateBytes(), w_bytes));
   const size_t copies = cold ? wb.bytes / w_bytes : 1;
@@ -158,6 +164,32 @@ void BM_Linear(benchmark::State& state, LinearShape shape, int64_t n, int thread
       2.0 * static_cast<double>(n * shape.out * shape.in) * iters / 1e9, benchmark::Counter::kIsRate);
   state.counters["MB"] = static_cast<double>(w_bytes) / 1e6;
   state.SetLabel(std::string(k::CpuKernels().name));
+  k::SetCpuKernelsForTesting(nullptr);
+}
+
+// The tables named in GEMMAD_BENCH_ISAS (comma-separated), or {nullptr} (the active table).
+std::vector<const k::CpuKernelTable*> BenchTables() {
+  const char* env = std::getenv("GEMMAD_BENCH_ISAS");
+  if (env == nullptr || *env == '\0') return {nullptr};
+  std::vector<const k::CpuKernelTable*> out;
+  std::string list = env;
+  for (size_t b = 0; b <= list.size();) {
+    size_t e = list.find(',', b);
+    if (e == std::string::npos) e = list.size();
+    const std::string want = list.substr(b, e - b);
+    const k::CpuKernelTable* found = nullptr;
+    for (const auto* t : k::SupportedCpuKernelTables()) {
+      if (t->name == want) found = t;
+    }
+    if (found == nullptr) {
+      std::fprintf(stderr, "bench_linear: GEMMAD_BENCH_ISAS names '%s', not a table this CPU supports\n",
+                   want.c_str());
+      std::exit(2);
+    }
+    out.push_back(found);
+    b = e + 1;
+  }
+  return out;
 }
 
 // Cold rotation over copies of one quantized matrix (quantized from the bf16 buffer's first copy).
@@ -220,18 +252,22 @@ void BM_QuantizeWeights(benchmark::State& state, LinearShape shape, t::DType dty
 }
 
 int RegisterAll() {
+  const auto tables = BenchTables();
   for (const LinearShape& s : kShapes) {
     for (int64_t n : {1, 16}) {
       for (int threads : {1, 2}) {
         for (bool cold : {true, false}) {
           if (!cold && n != 1) continue;
-          std::string name = "Linear/" + std::string(s.name) + "/" + std::to_string(s.out) + "x" +
-                             std::to_string(s.in) + "/n:" + std::to_string(n) +
-                             "/threads:" + std::to_string(threads) + (cold ? "/cold" : "/hot");
-          benchmark::RegisterBenchmark(name.c_str(), BM_Linear, s, n, threads, cold)
-              ->UseRealTime()
-              ->MinTime(0.3)
-              ->Unit(benchmark::kMicrosecond);
+          for (const k::CpuKernelTable* table : tables) {
+            std::string name = "Linear/" + std::string(s.name) + "/" + std::to_string(s.out) + "x" +
+                               std::to_string(s.in) + "/n:" + std::to_string(n) +
+                               "/threads:" + std::to_string(threads) + (cold ? "/cold" : "/hot");
+            if (table != nullptr) name += "/isa:" + std::string(table->name);
+            benchmark::RegisterBenchmark(name.c_str(), BM_Linear, s, n, threads, cold, table)
+                ->UseRealTime()
+                ->MinTime(0.3)
+                ->Unit(benchmark::kMicrosecond);
+          }
         }
       }
     }

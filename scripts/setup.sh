@@ -18,6 +18,7 @@ PACKAGES=(
   libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libboost-dev libcurl4-openssl-dev libssl-dev
   python3 python3-venv python3-pip curl
+  g++-aarch64-linux-gnu qemu-user   # aarch64 NEON kernel parity under qemu (scripts/cross_parity.sh)
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -24,11 +24,18 @@ const CpuKernelTable* ChooseAuto() {
 
 #if !defined(__x86_64__) && !defined(_M_X64)
 const CpuKernelTable* Avx2CpuKernels() { return nullptr; }
+const CpuKernelTable* Avx512CpuKernels() { return nullptr; }
+#endif
+#if !defined(__aarch64__)
+const CpuKernelTable* NeonCpuKernels() { return nullptr; }
 #endif
 
 std::vector<const CpuKernelTable*> SupportedCpuKernelTables() {
+  // Ascending preference: the automatic choice is the last one this CPU supports.
   std::vector<const CpuKernelTable*> out = {&GenericCpuKernels()};
-  if (const auto* avx2 = Avx2CpuKernels(); avx2 != nullptr && avx2->supported()) out.push_back(avx2);
+  for (const CpuKernelTable* t : {Avx2CpuKernels(), Avx512CpuKernels(), NeonCpuKernels()}) {
+    if (t != nullptr && t->supported()) out.push_back(t);
+  }
   return out;
 }
 

@@ -1,5 +1,5 @@
 // CPU kernel registry: one table of function pointers per instruction set, chosen once at run
-// time (the best one the CPU supports, or GEMMAD_CPU_ISA=generic|avx2 to force one). This is the
+// time (the best one the CPU supports, or GEMMAD_CPU_ISA=generic|avx2|avx512|neon to force one). This is the
 // single dispatch point optimised kernels plug into; every table is parity-tested against
 // kernels/reference on every CPU that can run it.
 #pragma once
@@ -37,7 +37,7 @@ using QuantizeRowQ8RFn = void (*)(const float* x, int64_t in, uint8_t* row);
 using QuantizeRowQ4_0Fn = void (*)(const float* x, int64_t in, uint8_t* scale, uint8_t* qs, size_t stride);
 
 struct CpuKernelTable {
-  std::string_view name;  // "generic", "avx2"
+  std::string_view name;  // "generic", "avx2", "avx512", "neon"
   bool (*supported)();    // whether this CPU can run the table
   LinearF32Fn linear_f32;
   LinearBf16Fn linear_bf16;
@@ -58,9 +58,14 @@ void SetCpuKernelsForTesting(const CpuKernelTable* table);
 
 // Per-ISA tables (defined in kernels/cpu/linear_<isa>.cc).
 const CpuKernelTable& GenericCpuKernels();
-const CpuKernelTable* Avx2CpuKernels();  // nullptr when not compiled for this architecture
+// Each returns nullptr when not compiled for this architecture (x86-64: avx2, avx512; aarch64: neon).
+const CpuKernelTable* Avx2CpuKernels();
+const CpuKernelTable* Avx512CpuKernels();
+const CpuKernelTable* NeonCpuKernels();
 // Table entries defined in their own ISA-flagged files (kernels/cpu/<op>_<isa>.cc).
 void SoftCapAvx2(float* x, int64_t n, float cap);
+void SoftCapAvx512(float* x, int64_t n, float cap);
+void SoftCapNeon(float* x, int64_t n, float cap);
 void QuantizeActsGeneric(const float* x, int64_t n, int64_t in, int8_t* q, float* d);
 void LinearQ8RGeneric(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                       int64_t o_begin, int64_t o_end, float* y, int64_t ldy);

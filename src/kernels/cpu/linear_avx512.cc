@@ -1,0 +1,176 @@
+// AVX-512 linear kernels (this file is compiled with -mavx512f -mavx512bw -mavx512vl -mavx512dq):
+// the AVX2 kernel's structure at 16 lanes per FMA. Four tokens share each weight load (4x2
+// tiles), a lone token runs four rows at once (1x4), rows are walked in L2-sized blocks, bf16 is
+// widened by a 16-bit shift. The last in % 16 elements are one masked load (zeros beyond the
+// row), so there is no scalar tail. Unaligned loads throughout.
+// Include no header with inline code here beyond intrinsics and the registry's declarations.
+// GCC 12 reports the AVX-512 intrinsics' deliberately undefined pass-through operands
+// (_mm256_undefined_*) as uninitialised when they are inlined here (GCC bug 105593).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+#pragma GCC diagnostic pop
+
+#include <cstdint>
+
+#include "kernels/registry.h"
+
+namespace gemmad::kernels {
+namespace {
+
+inline __m512 Load16(const float* p) { return _mm512_loadu_ps(p); }
+inline __m512 Load16(const uint16_t* p) {
+  __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+// The first `count` (< 16) elements, zeros above; masked-off elements are never read.
+inline __m512 LoadPart(const float* p, __mmask16 m) { return _mm512_maskz_loadu_ps(m, p); }
+inline __m512 LoadPart(const uint16_t* p, __mmask16 m) {
+  __m256i h = _mm256_maskz_loadu_epi16(m, p);
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+inline __mmask16 TailMask(int64_t count) { return static_cast<__mmask16>((1u << count) - 1u); }
+
+// Lane sums of four accumulators, [Σa, Σb, Σc, Σd]: the two 256-bit halves are added lane-wise
+// (l_i + l_{i+8}) and the eight sums reduced as ((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)). Every dot
+// product below goes through this one formula, whichever tile computed it, so an output does
+// not depend on how many tokens or rows shared the pass (batch-invariant results).
+inline __m256 Fold(__m512 a) {
+  return _mm512_castps512_ps256(_mm512_add_ps(a, _mm512_shuffle_f32x4(a, a, 0xEE)));
+}
+inline __m128 Hsum4(__m512 a, __m512 b, __m512 c, __m512 d) {
+  __m256 t = _mm256_hadd_ps(_mm256_hadd_ps(Fold(a), Fold(b)), _mm256_hadd_ps(Fold(c), Fold(d)));
+  return _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
+}
+inline float Hsum1(__m512 a) { return _mm_cvtss_f32(Hsum4(a, a, a, a)); }
+
+// One token against four weight rows: four independent FMA chains.
+template <typename W>
+inline void Dot1x4(const float* x, int64_t in, const W* w0, const W* w1, const W* w2, const W* w3,
+                   float* out) {
+  __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+  int64_t i = 0;
+  for (; i + 16 <= in; i += 16) {
+    __m512 xv = Load16(x + i);
+    a0 = _mm512_fmadd_ps(xv, Load16(w0 + i), a0);
+    a1 = _mm512_fmadd_ps(xv, Load16(w1 + i), a1);
+    a2 = _mm512_fmadd_ps(xv, Load16(w2 + i), a2);
+    a3 = _mm512_fmadd_ps(xv, Load16(w3 + i), a3);
+  }
+  if (i < in) {
+    const __mmask16 m = TailMask(in - i);
+    __m512 xv = LoadPart(x + i, m);
+    a0 = _mm512_fmadd_ps(xv, LoadPart(w0 + i, m), a0);
+    a1 = _mm512_fmadd_ps(xv, LoadPart(w1 + i, m), a1);
+    a2 = _mm512_fmadd_ps(xv, LoadPart(w2 + i, m), a2);
+    a3 = _mm512_fmadd_ps(xv, LoadPart(w3 + i, m), a3);
+  }
+  _mm_storeu_ps(out, Hsum4(a0, a1, a2, a3));
+}
+
+// Four tokens against two weight rows: eight chains, each weight vector widened once for four
+// tokens. out[k * 2 + r] = token k · row r.
+template <typename W>
+inline void Dot4x2(const float* x, int64_t in, const W* w0, const W* w1, float* out) {
+  __m512 a[8];
+  for (auto& v : a) v = _mm512_setzero_ps();
+  int64_t i = 0;
+  for (; i + 16 <= in; i += 16) {
+    __m512 v0 = Load16(w0 + i), v1 = Load16(w1 + i);
+    for (int k = 0; k < 4; ++k) {
+      __m512 xv = Load16(x + k * in + i);
+      a[k * 2] = _mm512_fmadd_ps(xv, v0, a[k * 2]);
+      a[k * 2 + 1] = _mm512_fmadd_ps(xv, v1, a[k * 2 + 1]);
+    }
+  }
+  if (i < in) {
+    const __mmask16 m = TailMask(in - i);
+    __m512 v0 = LoadPart(w0 + i, m), v1 = LoadPart(w1 + i, m);
+    for (int k = 0; k < 4; ++k) {
+      __m512 xv = LoadPart(x + k * in + i, m);
+      a[k * 2] = _mm512_fmadd_ps(xv, v0, a[k * 2]);
+      a[k * 2 + 1] = _mm512_fmadd_ps(xv, v1, a[k * 2 + 1]);
+    }
+  }
+  _mm_storeu_ps(out, Hsum4(a[0], a[1], a[2], a[3]));
+  _mm_storeu_ps(out + 4, Hsum4(a[4], a[5], a[6], a[7]));
+}
+
+// One token against one row (leftover rows).
+template <typename W>
+inline float Dot1x1(const float* x, int64_t in, const W* wr) {
+  __m512 a = _mm512_setzero_ps();
+  int64_t i = 0;
+  for (; i + 16 <= in; i += 16) a = _mm512_fmadd_ps(Load16(x + i), Load16(wr + i), a);
+  if (i < in) {
+    const __mmask16 m = TailMask(in - i);
+    a = _mm512_fmadd_ps(LoadPart(x + i, m), LoadPart(wr + i, m), a);
+  }
+  return Hsum1(a);
+}
+
+template <typename W>
+void LinearAvx512(const float* x, int64_t n, int64_t in, const W* w, int64_t o_begin, int64_t o_end,
+                  float* y, int64_t ldy) {
+  // As in linear_avx2.cc: tokens in groups of four share each weight load (rows in pairs), the
+  // remaining 0-3 tokens take rows in fours, and a row block's weights stay in L2 between the
+  // token groups.
+  const int64_t by_l2 = (int64_t{128} << 10) / (in * static_cast<int64_t>(sizeof(W)));
+  const int64_t row_block = by_l2 < 2 ? 2 : by_l2;
+  for (int64_t ob = o_begin; ob < o_end; ob += row_block) {
+    const int64_t oe = ob + row_block < o_end ? ob + row_block : o_end;
+    int64_t t = 0;
+    for (; t + 4 <= n; t += 4) {
+      const float* xt = x + t * in;
+      int64_t o = ob;
+      float r[8];
+      for (; o + 2 <= oe; o += 2) {
+        Dot4x2(xt, in, w + o * in, w + (o + 1) * in, r);
+        for (int k = 0; k < 4; ++k) {
+          y[(t + k) * ldy + o] = r[k * 2];
+          y[(t + k) * ldy + o + 1] = r[k * 2 + 1];
+        }
+      }
+      for (; o < oe; ++o) {
+        for (int k = 0; k < 4; ++k) y[(t + k) * ldy + o] = Dot1x1(xt + k * in, in, w + o * in);
+      }
+    }
+    for (; t < n; ++t) {
+      const float* xt = x + t * in;
+      int64_t o = ob;
+      for (; o + 4 <= oe; o += 4) {
+        Dot1x4(xt, in, w + o * in, w + (o + 1) * in, w + (o + 2) * in, w + (o + 3) * in, y + t * ldy + o);
+      }
+      for (; o < oe; ++o) y[t * ldy + o] = Dot1x1(xt, in, w + o * in);
+    }
+  }
+}
+
+void LinearF32Avx512(const float* x, int64_t n, int64_t in, const float* w, int64_t o_begin, int64_t o_end,
+                     float* y, int64_t ldy) {
+  LinearAvx512(x, n, in, w, o_begin, o_end, y, ldy);
+}
+void LinearBf16Avx512(const float* x, int64_t n, int64_t in, const uint16_t* w, int64_t o_begin,
+                      int64_t o_end, float* y, int64_t ldy) {
+  LinearAvx512(x, n, in, w, o_begin, o_end, y, ldy);
+}
+// The file is compiled with F, BW, VL and DQ enabled, so all four are required (and AVX2+FMA
+// for the table's AVX2 quantized entries).
+bool Avx512Supported() {
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
+}  // namespace
+
+const CpuKernelTable* Avx512CpuKernels() {
+  // Quantized Linear: the AVX2 kernels for now (every AVX-512 CPU runs them; Avx512Supported
+  // checks AVX2 too). QuantizeActs must give the same bits in every table anyway.
+  static const CpuKernelTable table{"avx512",       &Avx512Supported, &LinearF32Avx512, &LinearBf16Avx512,
+                                     &SoftCapAvx512,  &QuantizeActsAvx2, &LinearQ8RAvx2,   &LinearQ4_0Avx2};
+  return &table;
+}
+
+}  // namespace gemmad::kernels
