@@ -46,6 +46,25 @@ TEST(KernelRegistry, AutoChoiceIsTheBestSupportedTable) {
   }
 }
 
+// Every entry of every compiled table is filled (aggregate initialisation would leave a
+// forgotten trailing entry null without a diagnostic).
+TEST(KernelRegistry, EveryTableIsComplete) {
+  for (const CpuKernelTable* t : SupportedCpuKernelTables()) {
+    SCOPED_TRACE(std::string(t->name));
+    EXPECT_NE(t->supported, nullptr);
+    EXPECT_NE(t->linear_f32, nullptr);
+    EXPECT_NE(t->linear_bf16, nullptr);
+    EXPECT_NE(t->softcap, nullptr);
+    EXPECT_NE(t->quantize_acts, nullptr);
+    EXPECT_NE(t->linear_q8r, nullptr);
+    EXPECT_NE(t->linear_q4_0, nullptr);
+    EXPECT_NE(t->quantize_row_q8r, nullptr);
+    EXPECT_NE(t->quantize_row_q4_0, nullptr);
+  }
+  static_assert(sizeof(CpuKernelTable) == sizeof(std::string_view) + 9 * sizeof(void*),
+                "a new CpuKernelTable entry needs a line above");
+}
+
 TEST(KernelParity, LinearF32AndBf16OddSizesMisaligned) {
   ThreadPool pool(2);
   Rng rng(1);

@@ -169,7 +169,8 @@ const CpuKernelTable* Avx512CpuKernels() {
   // Quantized Linear: the AVX2 kernels for now (every AVX-512 CPU runs them; Avx512Supported
   // checks AVX2 too). QuantizeActs must give the same bits in every table anyway.
   static const CpuKernelTable table{"avx512",       &Avx512Supported, &LinearF32Avx512, &LinearBf16Avx512,
-                                     &SoftCapAvx512,  &QuantizeActsAvx2, &LinearQ8RAvx2,   &LinearQ4_0Avx2};
+                                     &SoftCapAvx512,  &QuantizeActsAvx2, &LinearQ8RAvx2,   &LinearQ4_0Avx2,
+                                     &QuantizeRowQ8RAvx2, &QuantizeRowQ4_0Avx2};
   return &table;
 }
 
