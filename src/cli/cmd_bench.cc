@@ -5,7 +5,8 @@
 // the served model: a local directory or the HF cache, never downloaded),
 // or [0, --random-vocab-size) without a tokenizer. Output: vLLM's report on stdout and, with
 // --result-json, vLLM's result fields. Bad flags: one line on stderr, exit 2; an unreachable
-// server or a failing initial test request: one line, exit 1.
+// server or a failing initial test request: one line, exit 1. `gemmad bench latency|throughput`
+// (in process, vLLM's offline benchmarks) are bench_latency.cc and bench_throughput.cc.
 #include <fmt/format.h>
 
 #include <atomic>
@@ -20,6 +21,7 @@
 
 #include "cli/bench_client.h"
 #include "cli/bench_dataset.h"
+#include "cli/bench_offline.h"
 #include "cli/bench_stats.h"
 #include "cli/flag_help.h"
 #include "cli/flag_parser.h"
@@ -246,20 +248,35 @@ int RunBenchServe(const std::vector<std::string>& args) {
   return 0;
 }
 
+int BenchUsageError(const std::string& message) {
+  std::fprintf(stderr, "gemmad bench: error: %s\n", message.c_str());
+  return 2;
+}
+
 int RunBench(const std::vector<std::string>& args) {
-  if (args.empty()) return UsageError("missing the benchmark to run (usage: gemmad bench serve [options])");
+  if (args.empty()) {
+    return BenchUsageError("missing the benchmark to run (usage: gemmad bench {serve,latency,throughput} [options])");
+  }
   if (args[0] == "--help" || args[0] == "-h") {
-    std::printf("usage: gemmad bench serve [options]\n\n%s\n\nRun `gemmad bench serve --help` for the flags.\n",
-                kDescription);
+    std::printf("usage: gemmad bench {serve,latency,throughput} [options]\n\n"
+                "  serve       %s\n"
+                "  latency     the latency of one batch of requests, in process (vLLM's `vllm bench latency`)\n"
+                "  throughput  offline throughput of many requests, in process (vLLM's `vllm bench throughput`)\n\n"
+                "Run `gemmad bench <benchmark> --help` for the flags.\n",
+                "online serving against an OpenAI-compatible server (vLLM's `vllm bench serve`)");
     return 0;
   }
-  if (args[0] != "serve") return UsageError(fmt::format("unknown benchmark '{}' (only 'serve')", args[0]));
-  return RunBenchServe(std::vector<std::string>(args.begin() + 1, args.end()));
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (args[0] == "serve") return RunBenchServe(rest);
+  if (args[0] == "latency") return RunBenchLatency(rest);
+  if (args[0] == "throughput") return RunBenchThroughput(rest);
+  return BenchUsageError(fmt::format("unknown benchmark '{}' (choose from 'serve', 'latency', 'throughput')", args[0]));
 }
 
 }  // namespace
 
 extern const Subcommand kCmd_bench;
-const Subcommand kCmd_bench{"bench", "benchmark an OpenAI-compatible server (vLLM's `vllm bench serve`)", &RunBench};
+const Subcommand kCmd_bench{"bench", "benchmarks: serve (a running server), latency and throughput (in process)",
+                            &RunBench};
 
 }  // namespace gemmad::cli

@@ -1,0 +1,150 @@
+// `gemmad bench latency [MODEL] [flags]`: vLLM's `vllm bench latency`, in process. Each
+// iteration submits --batch-size random token-id prompts of exactly --input-len tokens at once,
+// each generating exactly --output-len tokens, and times the batch end to end (--num-iters-warmup
+// untimed iterations first). Prints vLLM's lines ("Avg latency: X seconds", the 10/25/50/75/90/99%
+// percentiles) and gemmad's extras from the per-delta timestamps: time to first token, the batch
+// prefill time, the decode step time (TPOT) and the batch's decode tokens per second. Every
+// iteration draws fresh prompts (seed + iteration), so the prefix cache never serves a prompt.
+// --output-json: vLLM's fields (avg_latency, latencies, percentiles) plus the extras.
+// Bad flags: one line on stderr, exit 2; a failing request: one line, exit 1.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "cli/bench_dataset.h"
+#include "cli/bench_offline.h"
+#include "cli/bench_stats.h"
+
+namespace gemmad::cli {
+namespace {
+
+constexpr const char* kUsage = "gemmad bench latency [MODEL] [options]";
+constexpr const char* kDescription =
+    "Benchmark the latency of processing a single batch of requests, in process (vLLM's `vllm bench latency`).";
+constexpr double kPercentiles[] = {10, 25, 50, 75, 90, 99};
+
+using enum FlagType;
+constexpr FlagSpec kFlags[] = {
+    {"input-len", kInt, "32", "Prompt tokens per request."},
+    {"output-len", kInt, "128", "Generated tokens per request (EOS ignored)."},
+    {"batch-size", kInt, "8", "Requests submitted together in each iteration."},
+    {"num-iters-warmup", kInt, "10", "Untimed iterations first."},
+    {"num-iters", kInt, "30", "Timed iterations."},
+    {"output-json", kString, "", "Write the results (vLLM's fields plus gemmad's extras) to this JSON file."},
+};
+
+int Fail(int code, const std::string& message) {
+  std::fprintf(stderr, "gemmad bench latency: error: %s\n", message.c_str());
+  return code;
+}
+
+double Mean(const std::vector<double>& v) {
+  return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+
+}  // namespace
+
+int RunBenchLatency(const std::vector<std::string>& args) {
+  const std::vector<FlagSpec> table = WithEngineFlags(kFlags);
+  auto flags = ParseFlags(args, table, /*max_positional=*/1);
+  if (!flags.ok()) return Fail(2, flags.status().message());
+  const ParsedFlags& f = *flags;
+  if (f.help_requested) {
+    std::fputs(FormatHelp(kUsage, kDescription, {{"Benchmark", kFlags}, {"Engine", OfflineEngineFlags()}}).c_str(),
+               stdout);
+    return 0;
+  }
+  const int64_t input_len = f.GetInt("input-len"), output_len = f.GetInt("output-len");
+  const int64_t batch = f.GetInt("batch-size");
+  const int64_t warmup = f.GetInt("num-iters-warmup"), iters = f.GetInt("num-iters");
+  if (input_len < 1) return Fail(2, "--input-len must be at least 1");
+  if (output_len < 1 || output_len > (int64_t{1} << 30)) return Fail(2, "--output-len must be at least 1");
+  if (batch < 1 || batch > (int64_t{1} << 20)) return Fail(2, "--batch-size must be at least 1");
+  if (warmup < 0) return Fail(2, "--num-iters-warmup must be non-negative");
+  if (iters < 1) return Fail(2, "--num-iters must be at least 1");
+  if (auto name = OfflineModelName(f); !name.ok()) return Fail(2, name.status().message());
+  auto e = StartOfflineEngine(f, input_len + output_len);
+  if (!e.ok()) return Fail(2, e.status().message());
+  engine::EngineClient& client = *e->engine.engine;
+  const uint64_t seed = static_cast<uint64_t>(f.GetInt("seed"));
+
+  auto run = [&](int64_t k) {
+    return RunBatch(client, RandomPrompts(batch, input_len, e->prompt_ids, seed + static_cast<uint64_t>(k)), output_len);
+  };
+  std::printf("Warming up...\n");
+  std::fflush(stdout);
+  for (int64_t k = 0; k < warmup; ++k) {
+    if (auto r = run(k); !r.ok()) return Fail(1, r.status().message());
+  }
+  std::vector<double> latencies, ttfts, prefills, tpots, decode_rates;
+  int64_t cached = 0;
+  for (int64_t k = 0; k < iters; ++k) {
+    auto r = run(warmup + k);
+    if (!r.ok()) return Fail(1, r.status().message());
+    latencies.push_back(r->elapsed_s);
+    double prefill = 0;
+    for (const RequestTiming& t : r->requests) {
+      ttfts.push_back(t.first_token_s);
+      prefill = std::max(prefill, t.first_token_s);
+      cached += t.cached_tokens;
+      if (output_len > 1) tpots.push_back((t.last_token_s - t.first_token_s) / static_cast<double>(output_len - 1));
+    }
+    prefills.push_back(prefill);
+    // Decode: the batch's tokens after the first, over the time after the last prefill.
+    if (output_len > 1 && r->elapsed_s > prefill) {
+      decode_rates.push_back(static_cast<double>(batch * (output_len - 1)) / (r->elapsed_s - prefill));
+    }
+  }
+
+  const double avg = Mean(latencies), avg_prefill = Mean(prefills);
+  const double prefill_rate = avg_prefill > 0 ? static_cast<double>(batch * input_len) / avg_prefill : 0.0;
+  std::printf("Avg latency: %s seconds\n", fmt::format("{}", avg).c_str());
+  nlohmann::ordered_json pct = nlohmann::ordered_json::object();
+  for (double p : kPercentiles) {
+    const double v = Percentile(latencies, p);
+    std::printf("%d%% percentile latency: %s seconds\n", static_cast<int>(p), fmt::format("{}", v).c_str());
+    pct[fmt::format("{}", static_cast<int>(p))] = v;
+  }
+  std::printf("Avg time to first token: %s seconds\n", fmt::format("{}", Mean(ttfts)).c_str());
+  std::printf("Avg batch prefill time: %s seconds (%.2f prompt tokens/s)\n", fmt::format("{}", avg_prefill).c_str(),
+              prefill_rate);
+  if (output_len > 1) {
+    std::printf("Avg decode step time (TPOT): %.3f ms\n", Mean(tpots) * 1e3);
+    std::printf("Decode throughput: %.2f output tokens/s (batch size %lld)\n", Mean(decode_rates),
+                static_cast<long long>(batch));
+  } else {
+    std::printf("Avg decode step time (TPOT): n/a (--output-len 1)\n");
+  }
+
+  const std::string json_path = f.GetString("output-json");
+  if (!json_path.empty()) {
+    nlohmann::ordered_json j;
+    j["avg_latency"] = avg;
+    j["latencies"] = latencies;
+    j["percentiles"] = pct;
+    j["avg_ttft"] = Mean(ttfts);
+    j["ttfts"] = ttfts;
+    j["avg_prefill_time"] = avg_prefill;
+    j["prefill_tokens_per_second"] = prefill_rate;
+    j["avg_tpot"] = output_len > 1 ? nlohmann::ordered_json(Mean(tpots)) : nlohmann::ordered_json();
+    j["decode_tokens_per_second"] =
+        output_len > 1 ? nlohmann::ordered_json(Mean(decode_rates)) : nlohmann::ordered_json();
+    j["output_tokens_per_iteration"] = batch * output_len;
+    j["num_cached_prompt_tokens"] = cached;
+    j["batch_size"] = batch;
+    j["input_len"] = input_len;
+    j["output_len"] = output_len;
+    j["num_iters"] = iters;
+    j["num_iters_warmup"] = warmup;
+    j["seed"] = seed;
+    j.update(OfflineSettingsJson(*e));
+    if (Status s = WriteJsonFile(json_path, j); !s.ok()) return Fail(1, s.message());
+  }
+  return 0;
+}
+
+}  // namespace gemmad::cli

@@ -1,0 +1,254 @@
+// The engine flags, engine start-up, prompt ids and timed batch runs shared by `gemmad bench
+// latency` and `gemmad bench throughput`.
+#include "cli/bench_offline.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "cli/flag_values.h"
+#include "io/hf_hub.h"
+#include "model/gemma4/checkpoint.h"
+#include "tokenizer/tokenizer.h"
+
+namespace gemmad::cli {
+namespace {
+
+using enum FlagType;
+constexpr FlagSpec kEngineFlags[] = {
+    {"model", kString, "", "Model: a local directory or an HF repo id (or give it as the positional MODEL)."},
+    {"revision", kString, "main", "Model revision on the HF hub."},
+    {"quantization", kString, "none", "Quantize the weights at load time: int8 (per channel) or int4 (groups of 32).",
+     FlagEffect::kEffective, "int8|int4|none", "-q"},
+    {"threads", kInt, "", "CPU threads of the forward pass, the engine thread included (default: all hardware "
+                          "threads; gemmad flag)."},
+    {"max-model-len", kTokenCount, "", "Model context length (default: the benchmark's input + output length)."},
+    {"max-num-seqs", kInt, "256", "Most sequences in one engine step."},
+    {"max-num-batched-tokens", kTokenCount, "2048", "Most tokens in one engine step (longer prefills are chunked)."},
+    {"kv-cache-memory-bytes", kTokenCount, "", "KV cache size in bytes (default: env VLLM_CPU_KVCACHE_SPACE GiB, "
+                                               "else 4 GiB)."},
+    {"block-size", kInt, "16", "Tokens per KV block."},
+    {"enable-prefix-caching", kBool, "true", "Prefix caching (random prompts never share a block anyway)."},
+    {"seed", kInt, "0", "Seed of the random prompts and of the engine's sampling."},
+    {"disable-detokenize", kBool, "false", "Accepted for vLLM compatibility (token-id prompts are never "
+                                           "detokenized).", FlagEffect::kAccepted},
+};
+
+Result<int64_t> KvBudget(const ParsedFlags& f) {
+  if (!f.IsNull("kv-cache-memory-bytes")) {
+    const int64_t v = f.GetInt("kv-cache-memory-bytes");
+    if (v <= 0) return InvalidArgumentError("--kv-cache-memory-bytes must be positive");
+    return v;
+  }
+  const char* gib = std::getenv("VLLM_CPU_KVCACHE_SPACE");
+  if (gib == nullptr || *gib == '\0') return int64_t{4} << 30;
+  auto v = ParseFloatText(gib);
+  if (!v.ok() || *v < 0) return InvalidArgumentError(fmt::format("VLLM_CPU_KVCACHE_SPACE={}: expected a number of GiB", gib));
+  if (*v == 0) return int64_t{4} << 30;
+  return static_cast<int64_t>(*v * static_cast<double>(int64_t{1} << 30));
+}
+
+// The tokenizer's ordinary tokens (not added, not empty), as `gemmad bench serve`; without a
+// tokenizer, [0, vocab) minus the config's BOS/EOS/pad and multimodal placeholder ids.
+Result<std::vector<int32_t>> PromptIds(const std::string& dir, int32_t vocab_size) {
+  std::vector<int32_t> ids;
+  if (std::filesystem::exists(std::filesystem::path(dir) / "tokenizer.json")) {
+    GEMMAD_ASSIGN_OR_RETURN(auto tok, tokenizer::Tokenizer::Load(dir));
+    const int32_t n = std::min(vocab_size, tok->vocab_size());
+    for (int32_t i = 0; i < n; ++i) {
+      if (!tok->IsAdded(i) && !tok->IdToToken(i).empty()) ids.push_back(i);
+    }
+  } else {
+    GEMMAD_ASSIGN_OR_RETURN(auto ck, model::gemma4::Checkpoint::Open(dir));
+    const auto& c = ck.config();
+    std::set<int64_t> special(c.eos_token_ids.begin(), c.eos_token_ids.end());
+    for (int64_t id : {c.pad_token_id, c.bos_token_id, c.image_token_id, c.audio_token_id, c.video_token_id}) {
+      special.insert(id);
+    }
+    for (int32_t i = 0; i < vocab_size; ++i) {
+      if (special.count(i) == 0) ids.push_back(i);
+    }
+  }
+  if (ids.empty()) return InvalidArgumentError(fmt::format("{}: the vocabulary has no ordinary tokens", dir));
+  return ids;
+}
+
+// Per-request state the stream notifier fills on the engine thread.
+struct Tracker {
+  std::chrono::steady_clock::time_point start;
+  std::mutex mu;
+  std::condition_variable cv;
+  int64_t num_open = 0;
+  Status error;
+  std::vector<RequestTiming> timings;
+  std::vector<bool> got_first;
+  std::chrono::steady_clock::time_point last_end;
+};
+
+}  // namespace
+
+FlagTable OfflineEngineFlags() { return kEngineFlags; }
+
+std::vector<FlagSpec> WithEngineFlags(FlagTable bench) {
+  std::vector<FlagSpec> all(bench.begin(), bench.end());
+  all.insert(all.end(), std::begin(kEngineFlags), std::end(kEngineFlags));
+  return all;
+}
+
+Result<std::string> OfflineModelName(const ParsedFlags& f) {
+  const std::string flag = f.GetString("model");
+  const std::string pos = f.positional.empty() ? "" : f.positional[0];
+  if (!flag.empty() && !pos.empty() && flag != pos) {
+    return InvalidArgumentError(fmt::format("the positional MODEL '{}' and --model '{}' differ", pos, flag));
+  }
+  if (flag.empty() && pos.empty()) return InvalidArgumentError("missing MODEL (positional or --model)");
+  return flag.empty() ? pos : flag;
+}
+
+Result<OfflineEngine> StartOfflineEngine(const ParsedFlags& f, int64_t needed_len) {
+  OfflineEngine out;
+  GEMMAD_ASSIGN_OR_RETURN(out.model, OfflineModelName(f));
+  engine::ModelEngineOptions o;
+  out.quantization = f.GetString("quantization");
+  auto q = model::gemma4::ParseWeightQuantization(out.quantization);
+  if (!q.ok()) return q.status().WithPrefix("--quantization");
+  o.quantization = *q;
+  if (!f.IsNull("threads") && f.GetInt("threads") < 1) return InvalidArgumentError("--threads must be at least 1");
+  out.threads = f.IsNull("threads") ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
+                                    : static_cast<int>(f.GetInt("threads"));
+  o.num_threads = out.threads;
+  o.max_model_len = needed_len;
+  if (!f.IsNull("max-model-len")) {
+    if (f.GetInt("max-model-len") < needed_len) {
+      return InvalidArgumentError(fmt::format("--max-model-len {} is shorter than input + output length {}",
+                                              f.GetInt("max-model-len"), needed_len));
+    }
+    o.max_model_len = f.GetInt("max-model-len");
+  }
+  const int64_t seqs = f.GetInt("max-num-seqs"), batched = f.GetInt("max-num-batched-tokens");
+  const int64_t block = f.GetInt("block-size");
+  if (seqs < 1 || seqs > (int64_t{1} << 20)) return InvalidArgumentError("--max-num-seqs must be in [1, 1048576]");
+  if (batched < 1 || batched > (int64_t{1} << 30)) return InvalidArgumentError("--max-num-batched-tokens must be positive");
+  if (block < 1 || block > 1024) return InvalidArgumentError("--block-size must be in [1, 1024]");
+  if (f.GetInt("seed") < 0) return InvalidArgumentError("--seed must be non-negative");
+  o.max_num_seqs = static_cast<int32_t>(seqs);
+  o.max_num_batched_tokens = static_cast<int32_t>(batched);
+  o.block_size = static_cast<int32_t>(block);
+  o.enable_prefix_caching = f.GetBool("enable-prefix-caching");
+  o.seed = static_cast<uint64_t>(f.GetInt("seed"));
+  GEMMAD_ASSIGN_OR_RETURN(o.kv_cache_bytes, KvBudget(f));
+  o.iteration_timeout_s = engine::IterationTimeoutFromEnv();
+
+  auto dir = io::ResolveModelPath(out.model, f.GetString("revision"), io::HubSettingsFromEnv());
+  if (!dir.ok()) return InvalidArgumentError(dir.status().message());
+  out.model_dir = *dir;
+  o.model_dir = out.model_dir;
+  auto engine = engine::CreateModelEngine(o);
+  if (!engine.ok()) return InvalidArgumentError(engine.status().message());
+  out.engine = std::move(*engine);
+  GEMMAD_ASSIGN_OR_RETURN(out.prompt_ids, PromptIds(out.model_dir, out.engine.engine->limits().vocab_size));
+  return out;
+}
+
+Result<BatchTiming> RunBatch(engine::EngineClient& client, const std::vector<std::vector<int32_t>>& prompts,
+                             int64_t output_len) {
+  auto t = std::make_shared<Tracker>();
+  t->timings.resize(prompts.size());
+  t->got_first.resize(prompts.size(), false);
+  t->num_open = static_cast<int64_t>(prompts.size());
+  // Requests are built before the clock starts so that the submits follow each other closely
+  // (the engine may still start a step with the first few when it is idle).
+  std::vector<engine::EngineRequest> requests(prompts.size());
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    engine::EngineRequest& r = requests[i];
+    r.request_id = fmt::format("bench-{}", i);
+    r.prompt_token_ids = prompts[i];
+    r.sampling.temperature = 1.0f;
+    r.sampling.top_p = 1.0f;
+    r.sampling.ignore_eos = true;
+    r.sampling.max_tokens = static_cast<int32_t>(output_len);
+  }
+  std::vector<std::unique_ptr<engine::RequestStream>> streams;
+  streams.reserve(prompts.size());
+  t->start = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    engine::EngineRequest& r = requests[i];
+    r.arrival_time = t->start;
+    auto s = client.Submit(std::move(r));
+    if (!s.ok()) {
+      for (auto& open : streams) open->Abort();
+      return s.status().WithPrefix(fmt::format("request {}", i));
+    }
+    engine::RequestStream* raw = s->get();
+    // The notifier runs on the engine thread right after each push (never concurrently with
+    // itself), so draining the stream here timestamps every delta when it was produced.
+    raw->SetNotifier([t, raw, i] {
+      const auto now = std::chrono::steady_clock::now();
+      const double at = std::chrono::duration<double>(now - t->start).count();
+      engine::RequestOutput out;
+      while (raw->TryRead(&out) == engine::RequestStream::ReadStatus::kOutput) {
+        std::lock_guard<std::mutex> lock(t->mu);
+        RequestTiming& rt = t->timings[i];
+        if (!out.token_ids.empty() && !t->got_first[i]) {
+          t->got_first[i] = true;
+          rt.first_token_s = at;
+          rt.cached_tokens = out.num_cached_tokens;
+        }
+        rt.output_tokens = out.num_output_tokens;
+        if (!out.finished()) continue;
+        rt.last_token_s = at;
+        if (out.finish_reason == engine::FinishReason::kError && t->error.ok()) {
+          t->error = out.error.WithPrefix(fmt::format("request {}", i));
+        }
+        t->last_end = std::max(t->last_end, now);
+        if (--t->num_open == 0) t->cv.notify_all();
+      }
+    });
+    streams.push_back(std::move(*s));
+  }
+  std::unique_lock<std::mutex> lock(t->mu);
+  t->cv.wait(lock, [&] { return t->num_open == 0; });
+  lock.unlock();
+  for (auto& s : streams) s->SetNotifier(nullptr);
+  if (!t->error.ok()) return t->error;
+  BatchTiming out;
+  out.elapsed_s = std::chrono::duration<double>(t->last_end - t->start).count();
+  out.requests = t->timings;
+  for (size_t i = 0; i < out.requests.size(); ++i) {
+    if (out.requests[i].output_tokens != output_len) {
+      return InternalError(fmt::format("request {} generated {} tokens, expected {}", i,
+                                       out.requests[i].output_tokens, output_len));
+    }
+  }
+  return out;
+}
+
+nlohmann::ordered_json OfflineSettingsJson(const OfflineEngine& e) {
+  const auto& limits = e.engine.engine->limits();
+  return {{"model", e.model},
+          {"model_dir", e.model_dir},
+          {"quantization", e.quantization},
+          {"threads", e.threads},
+          {"max_model_len", limits.max_model_len},
+          {"max_num_seqs", limits.max_num_seqs},
+          {"max_num_batched_tokens", limits.max_num_batched_tokens},
+          {"kv_cache_bytes", e.engine.kv_cache_bytes}};
+}
+
+Status WriteJsonFile(const std::string& path, const nlohmann::ordered_json& j) {
+  std::ofstream out(path);
+  out << j.dump(2) << "\n";
+  out.close();
+  if (!out) return InvalidArgumentError("cannot write " + path);
+  return OkStatus();
+}
+
+}  // namespace gemmad::cli
