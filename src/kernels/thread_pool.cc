@@ -30,18 +30,24 @@ inline void CpuRelax() {
 }
 
 // Spins until done() holds or budget_ns has passed; returns done(). Checks the clock (vDSO, ~20 ns)
-// every 16 pauses so the budget is time, not an iteration count that varies by CPU.
+// every 16 pauses so the budget is time, not an iteration count that varies by CPU. The second
+// half of the budget also yields at each check, so that a spinner on an oversubscribed core (more
+// threads than cores, or the HTTP threads runnable) hands it over instead of holding it.
 template <typename Done>
 bool SpinUntil(int64_t budget_ns, Done done) {
   if (done()) return true;
   if (budget_ns <= 0) return false;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(budget_ns);
+  const auto start = std::chrono::steady_clock::now();
+  const auto yield_from = start + std::chrono::nanoseconds(budget_ns / 2);
+  const auto deadline = start + std::chrono::nanoseconds(budget_ns);
   while (true) {
     for (int i = 0; i < 16; ++i) {
       CpuRelax();
       if (done()) return true;
     }
-    if (std::chrono::steady_clock::now() >= deadline) return done();
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return done();
+    if (now >= yield_from) std::this_thread::yield();
   }
 }
 

@@ -2,10 +2,11 @@
 // calling thread takes part in its own job.
 //
 // Spin, then park. After a job a worker spins for `spin_us` (pause instruction, checking a steady
-// clock every few pauses) watching the job generation, so the back-to-back jobs of a decode step
-// (hundreds per step, µs apart) start without a kernel round trip. Past the budget it parks on a
-// futex (std::atomic::wait), so an idle pool costs no CPU and, on 2 cores, a bounded spinner never
-// holds a core that the HTTP threads need for longer than the budget. Run() pays for a notify only
+// clock every few pauses; in the budget's second half it also yields at each check) watching the
+// job generation, so the back-to-back jobs of a decode step (hundreds per step, µs apart) start
+// without a kernel round trip. Past the budget it parks on a futex (std::atomic::wait), so an idle
+// pool costs no CPU and, on 2 cores, a bounded spinner never holds a core that the HTTP threads
+// need for longer than the budget. Run() pays for a notify only
 // when some worker is actually parked. The caller's completion wait is the same: spin up to the
 // budget on the counter of unfinished tasks, then block until the last task's thread wakes it.
 //
