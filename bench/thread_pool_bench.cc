@@ -12,7 +12,7 @@
 // Counters: overhead_us = wall µs per job minus the ideal w/t; worker_share = fraction of tasks
 // run off the calling thread (0.5 at 2 threads = perfect split); cpu_us = process CPU µs per
 // job including the gap (the spin budget shows up here). Only ThreadPool(int) is used, so the
-// file also builds against older pools (docs/cpu-performance.md §6 compares them this way); the
+// file also builds against older pools (docs/cpu-performance.md §7 compares them this way); the
 // spin budget comes from GEMMAD_POOL_SPIN_US. The 2 cores may be shared: use
 // --benchmark_repetitions and read best / median.
 // gemmad-bench-libs: gemmad_kernels
