@@ -13,9 +13,15 @@ struct ExecContext {
   ThreadPool* pool = nullptr;
 };
 
-// Splits [0, n) into contiguous chunks of at least `min_chunk` items (at most a few per thread)
-// and calls fn(begin, end) for each, across the context's pool.
+// Splits [0, n) into contiguous chunks of at least `min_chunk` items and calls fn(begin, end) for
+// each, across the context's pool (the caller included). Chunk sizes differ by at most one item;
+// their count is ParallelForChunks(threads, n, min_chunk). fn runs on several threads at once.
 void ParallelFor(const ExecContext& ctx, int64_t n, int64_t min_chunk,
                  const std::function<void(int64_t, int64_t)>& fn);
+
+// How many chunks ParallelFor makes: 0 for n <= 0; 1 (run inline) when one thread or fewer than 2 chunks of
+// min_chunk fit; else up to 4 per thread, a multiple of `threads` whenever n allows at least one
+// chunk per thread. Exposed for tests and benches.
+int64_t ParallelForChunks(int threads, int64_t n, int64_t min_chunk);
 
 }  // namespace gemmad::kernels
