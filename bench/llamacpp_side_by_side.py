@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Side-by-side CPU throughput of llama.cpp and gemmad on the same Gemma 4 checkpoint.
+
+Takes an existing llama-bench binary and GGUF conversions of MODEL (this script builds nothing and
+contains no llama.cpp code; see docs/cpu-performance.md for how the peer was built and converted).
+For each format (bf16, q8 = Q8_0 vs gemmad --quantization int8, q4 = Q4_0 vs int4), interleaved:
+
+- llama.cpp: `llama-bench -m GGUF -p PP -n TG -r REPS -t THREADS -o json` (avg_ts and stddev_ts).
+- gemmad, all with `gemmad generate MODEL --ignore-eos [--threads T] [--quantization Q]`:
+  load = best wall of --max-tokens 1 on a 3-token prompt;
+  pp   = PP / (best wall of --max-tokens 1 on a PP-token prompt - load);
+  tg   = TG / (best wall of --max-tokens 1+TG on the 3-token prompt - load), as e2b_decode_roofline.py.
+  A gemmad failure (e.g. --quantization not implemented yet) shows as "error" in the row.
+
+Usage: bench/llamacpp_side_by_side.py --llama-bench PATH --gguf-bf16 F [--gguf-q8 F] [--gguf-q4 F]
+       --gemmad build/release/gemmad --model DIR [--threads 2] [--pp 512] [--tg 64] [--reps 3]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+QUANT = {"bf16": None, "q8": "int8", "q4": "int4"}
+
+
+def llama_bench(binary, gguf, pp, tg, reps, threads):
+    cmd = [binary, "-m", gguf, "-p", str(pp), "-n", str(tg), "-r", str(reps), "-t", str(threads), "-o", "json"]
+    res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if res.returncode != 0:
+        return {"error": res.stderr.strip().splitlines()[-1:] or ["llama-bench failed"]}
+    out = {}
+    for row in json.loads(res.stdout):
+        key = "pp" if row["n_prompt"] > 0 and row["n_gen"] == 0 else "tg"
+        out[key] = (row["avg_ts"], row["stddev_ts"])
+    return out
+
+
+def gemmad_wall(gemmad, model, ids, max_tokens, threads, quant):
+    cmd = [gemmad, "generate", model, "--prompt-ids", ",".join(map(str, ids)),
+           "--max-tokens", str(max_tokens), "--ignore-eos"]
+    if threads:
+        cmd += ["--threads", str(threads)]
+    if quant:
+        cmd += ["--quantization", quant]
+    start = time.perf_counter()
+    res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - start
+    got = sum(1 for line in res.stdout.splitlines() if line.startswith('{"id"'))
+    if res.returncode != 0 or got != max_tokens:
+        raise RuntimeError((res.stderr.strip().splitlines() or ["no output"])[-1])
+    return wall
+
+
+def gemmad_bench(gemmad, model, pp, tg, reps, threads, quant):
+    short = [2, 1000, 2000]
+    long_ = [2] + [(i * 7919 + 13) % 262000 + 100 for i in range(pp - 1)]  # fixed, no special tokens
+    try:
+        gemmad_wall(gemmad, model, short, 1, threads, quant)  # page-cache warm-up
+        load, prefill, decode = [], [], []
+        for _ in range(reps):
+            load.append(gemmad_wall(gemmad, model, short, 1, threads, quant))
+            prefill.append(gemmad_wall(gemmad, model, long_, 1, threads, quant))
+            decode.append(gemmad_wall(gemmad, model, short, 1 + tg, threads, quant))
+    except RuntimeError as e:
+        return {"error": str(e)}
+    return {"pp": pp / (min(prefill) - min(load)), "tg": tg / (min(decode) - min(load)), "load_s": min(load)}
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    if isinstance(v, tuple):
+        return f"{v[0]:.2f} ± {v[1]:.2f}"
+    return f"{v:.2f}"
+
+
+def ratio(a, b):
+    a = a[0] if isinstance(a, tuple) else a
+    return f"{b / a:.2f}" if a and b else "-"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--llama-bench", required=True)
+    ap.add_argument("--gguf-bf16")
+    ap.add_argument("--gguf-q8")
+    ap.add_argument("--gguf-q4")
+    ap.add_argument("--gemmad", required=True)
+    ap.add_argument("--model", required=True, help="gemmad checkpoint dir the GGUFs were converted from")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--pp", type=int, default=512)
+    ap.add_argument("--tg", type=int, default=64)
+    ap.add_argument("--reps", type=int, default=3)
+    args = ap.parse_args()
+
+    formats = [(f, g) for f, g in (("bf16", args.gguf_bf16), ("q8", args.gguf_q8), ("q4", args.gguf_q4)) if g]
+    if not formats:
+        sys.exit("give at least one of --gguf-bf16/--gguf-q8/--gguf-q4")
+    rows = []
+    for name, gguf in formats:
+        load = os.getloadavg()[0]
+        print(f"[{name}] llama-bench (load {load:.2f}) ...", file=sys.stderr, flush=True)
+        lc = llama_bench(args.llama_bench, gguf, args.pp, args.tg, args.reps, args.threads)
+        print(f"[{name}] gemmad --quantization {QUANT[name] or '(none)'} ...", file=sys.stderr, flush=True)
+        gm = gemmad_bench(args.gemmad, args.model, args.pp, args.tg, args.reps, args.threads, QUANT[name])
+        rows.append((name, lc, gm, load, os.getloadavg()[0]))
+
+    print(f"\n{args.threads} thread(s), pp{args.pp}, tg{args.tg}, best of {args.reps} (gemmad) / "
+          f"mean ± stddev (llama.cpp); ratio = gemmad / llama.cpp\n")
+    print(f"| format | llama.cpp pp{args.pp} t/s | gemmad pp{args.pp} t/s | ratio | "
+          "llama.cpp tg t/s | gemmad tg t/s | ratio | load avg |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, lc, gm, l0, l1 in rows:
+        if "error" in gm:
+            gpp = gtg = None
+        else:
+            gpp, gtg = gm["pp"], gm["tg"]
+        lpp, ltg = lc.get("pp"), lc.get("tg")
+        print(f"| {name} | {fmt(lpp)} | {fmt(gpp)} | {ratio(lpp, gpp)} | {fmt(ltg)} | {fmt(gtg)} | "
+              f"{ratio(ltg, gtg)} | {l0:.1f}-{l1:.1f} |")
+    for name, lc, gm, _, _ in rows:
+        for who, r in (("llama.cpp", lc), ("gemmad", gm)):
+            if "error" in r:
+                print(f"\n{name}: {who} error: {r['error']}")
+
+
+if __name__ == "__main__":
+    main()
