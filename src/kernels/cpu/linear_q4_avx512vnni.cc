@@ -49,8 +49,7 @@ struct XChunk {
 };
 inline XChunk LoadX(const int8_t* q, const float* d, int64_t c, bool half) {
   XChunk r;
-  const int8_t* p = q + c * kChunk;
-  const __m512i x = half ? _mm512_maskz_loadu_epi8(kLowBlock, p) : _mm512_loadu_si512(p);
+  const __m512i x = _mm512_maskz_loadu_epi8(half ? kLowBlock : ~__mmask64{0}, q + c * kChunk);
   r.lo = _mm512_shuffle_i64x2(x, x, _MM_SHUFFLE(2, 2, 0, 0));
   r.hi = _mm512_shuffle_i64x2(x, x, _MM_SHUFFLE(3, 3, 1, 1));
   const __m512i zero = _mm512_setzero_si512(), eight = _mm512_set1_epi8(8);
@@ -68,15 +67,15 @@ struct WChunk {
 };
 inline WChunk LoadW(const uint8_t* blk, bool half) {
   WChunk w;
-  const __m256i v0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 4));
-  const __m512i v = half ? _mm512_zextsi256_si512(v0)
-                         : _mm512_inserti64x4(_mm512_castsi256_si512(v0),
-                                              _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + kPairBytes + 4)), 1);
+  // Masked loads (nothing of block b+1 is read when half), so the tail takes the same steps.
+  const __m256i v1 = _mm256_maskz_loadu_epi8(half ? 0u : ~0u, blk + kPairBytes + 4);
+  const __m512i v = _mm512_inserti64x4(
+      _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 4))), v1, 1);
   const __m512i m = _mm512_set1_epi8(15);
   w.lo = _mm512_and_si512(v, m);
   w.hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), m);
-  __m128i h = _mm_cvtsi32_si128(Load4(blk));
-  if (!half) h = _mm_insert_epi32(h, Load4(blk + kPairBytes), 1);
+  const __m128i h = _mm_unpacklo_epi32(_mm_cvtsi32_si128(Load4(blk)),
+                                       _mm_maskz_loadu_epi32(half ? 0 : 1, blk + kPairBytes));
   const __m128 s = _mm_cvtph_ps(h);
   w.scale = _mm512_permutexvar_ps(_mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3),
                                   _mm512_castps128_ps512(s));
@@ -107,16 +106,15 @@ inline void PairTile(const int8_t* q, const float* d, int64_t in, int64_t nb, co
   for (int t = 0; t < T; ++t) {
     for (int p = 0; p < P; ++p) acc[t][p] = _mm512_setzero_ps();
   }
-  const auto chunk = [&](int64_t c, bool half) __attribute__((always_inline)) {
+  for (int64_t c = 0; c < (nb + 1) / 2; ++c) {
+    const bool half = 2 * c + 1 == nb;
     WChunk w[P];
     for (int p = 0; p < P; ++p) w[p] = LoadW(pairs + (p * nb + 2 * c) * kPairBytes, half);
     for (int t = 0; t < T; ++t) {
       const XChunk x = LoadX(q + t * in, d + t * nb, c, half);
       for (int p = 0; p < P; ++p) acc[t][p] = Step(acc[t][p], w[p], x);
     }
-  };
-  for (int64_t c = 0; c < nb / 2; ++c) chunk(c, false);
-  if (nb % 2 == 1) chunk(nb / 2, true);
+  }
   for (int t = 0; t < T; ++t) {
     for (int p = 0; p < P; ++p) Reduce(acc[t][p], out + t * 2 * P + 2 * p);
   }

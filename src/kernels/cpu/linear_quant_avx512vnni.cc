@@ -38,8 +38,7 @@ struct XChunk {
 };
 inline XChunk LoadX(const int8_t* q, const float* d, int64_t c, bool half) {
   XChunk r;
-  const int8_t* p = q + c * kChunk;
-  r.x = half ? _mm512_maskz_loadu_epi8(kLowBlock, p) : _mm512_loadu_si512(p);
+  r.x = _mm512_maskz_loadu_epi8(half ? kLowBlock : ~__mmask64{0}, q + c * kChunk);
   const __m512i zero = _mm512_setzero_si512();
   r.neg_bias = _mm512_sub_epi32(zero, _mm512_dpbusd_epi32(zero, _mm512_set1_epi8(static_cast<char>(0x80)), r.x));
   const __m512 s = _mm512_maskz_loadu_ps(half ? 0x1 : 0x3, d + 2 * c);
@@ -50,8 +49,7 @@ inline XChunk LoadX(const int8_t* q, const float* d, int64_t c, bool half) {
 // A row's chunk c, biased to unsigned (zeros above an odd last block; the activations there
 // are zero too, so those lanes add nothing).
 inline __m512i LoadW(const uint8_t* blocks, int64_t c, bool half) {
-  const uint8_t* p = blocks + c * kChunk;
-  const __m512i w = half ? _mm512_maskz_loadu_epi8(kLowBlock, p) : _mm512_loadu_si512(p);
+  const __m512i w = _mm512_maskz_loadu_epi8(half ? kLowBlock : ~__mmask64{0}, blocks + c * kChunk);
   return _mm512_xor_si512(w, _mm512_set1_epi8(static_cast<char>(0x80)));
 }
 
@@ -83,16 +81,15 @@ inline void Tile(const int8_t* q, const float* d, int64_t in, int64_t nb, const 
   for (int t = 0; t < T; ++t) {
     for (int r = 0; r < R; ++r) acc[t][r] = _mm512_setzero_ps();
   }
-  const auto chunk = [&](int64_t c, bool half) __attribute__((always_inline)) {
+  for (int64_t c = 0; c < (nb + 1) / 2; ++c) {
+    const bool half = 2 * c + 1 == nb;  // masked loads, so the loop body is the same for the tail
     __m512i u[R];
     for (int r = 0; r < R; ++r) u[r] = LoadW(Blocks(rows[r]), c, half);
     for (int t = 0; t < T; ++t) {
       const XChunk x = LoadX(q + t * in, d + t * nb, c, half);
       for (int r = 0; r < R; ++r) acc[t][r] = Step(acc[t][r], u[r], x);
     }
-  };
-  for (int64_t c = 0; c < nb / 2; ++c) chunk(c, false);
-  if (nb % 2 == 1) chunk(nb / 2, true);
+  }
   for (int t = 0; t < T; ++t) {
     for (int r = 0; r < R; r += 4) {
       const int k1 = r + 1 < R ? r + 1 : r, k2 = r + 2 < R ? r + 2 : r, k3 = r + 3 < R ? r + 3 : r;
