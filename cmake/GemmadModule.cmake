@@ -2,13 +2,14 @@
 #   One static library per module, gemmad_<NAME>, from src/<NAME>/**/*.cc (tests, CUDA sources and
 #   other-ISA files excluded). Unit tests beside the code (*_test.cc) become <NAME>_unit_tests,
 #   registered with the ctest label `unit` (a test file may add labels with GEMMAD_TEST_LABELS).
-#   Files named *_avx2.cc / *_avx512.cc / *_avx512bf16.cc get their ISA flags; *_neon.cc builds only on ARM.
+#   Files named *_avx2.cc / *_avx512.cc / *_avx512bf16.cc / *_avx512vnni.cc get their ISA flags; *_neon.cc builds only on ARM.
 # gemmad_test(NAME SOURCES f... [LIBS t...] [LABELS l...])
 #   A GoogleTest executable under tests/, discovered into ctest with the given labels.
 
 set(GEMMAD_ISA_FLAGS_avx2 -mavx2 -mfma -mf16c)
 set(GEMMAD_ISA_FLAGS_avx512 -mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma -mf16c)
 set(GEMMAD_ISA_FLAGS_avx512bf16 -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mfma -mf16c)
+set(GEMMAD_ISA_FLAGS_avx512vnni -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma -mf16c)
 
 function(_gemmad_filter_sources out_var)
   set(result "")
@@ -19,7 +20,7 @@ function(_gemmad_filter_sources out_var)
     if(f MATCHES "_neon\\.cc$" AND NOT CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
       continue()
     endif()
-    if(f MATCHES "_avx(2|512|512bf16)\\.cc$" AND NOT CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+    if(f MATCHES "_avx(2|512|512bf16|512vnni)\\.cc$" AND NOT CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
       continue()
     endif()
     list(APPEND result ${f})
@@ -29,7 +30,7 @@ endfunction()
 
 function(_gemmad_apply_isa_flags)
   foreach(f IN LISTS ARGN)
-    foreach(isa avx512bf16 avx512 avx2)
+    foreach(isa avx512bf16 avx512vnni avx512 avx2)
       if(f MATCHES "_${isa}(_test)?\\.cc$")
         set_source_files_properties(${f} PROPERTIES COMPILE_OPTIONS "${GEMMAD_ISA_FLAGS_${isa}}")
         break()

@@ -166,11 +166,20 @@ bool Avx512Supported() {
 }  // namespace
 
 const CpuKernelTable* Avx512CpuKernels() {
-  // Quantized Linear: the AVX2 kernels for now (every AVX-512 CPU runs them; Avx512Supported
+  // Quantized Linear: the VNNI kernels (linear_quant_avx512vnni.cc, linear_q4_avx512vnni.cc) where
+  // the CPU has AVX512-VNNI, the AVX2 ones otherwise (every AVX-512 CPU runs them; Avx512Supported
   // checks AVX2 too). QuantizeActs must give the same bits in every table anyway.
-  static const CpuKernelTable table{"avx512",       &Avx512Supported, &LinearF32Avx512, &LinearBf16Avx512,
-                                     &SoftCapAvx512,  &QuantizeActsAvx2, &LinearQ8RAvx2,   &LinearQ4_0Avx2,
-                                     &QuantizeRowQ8RAvx2, &QuantizeRowQ4_0Avx2};
+  static const bool vnni = __builtin_cpu_supports("avx512vnni");
+  static const CpuKernelTable table{"avx512",
+                                    &Avx512Supported,
+                                    &LinearF32Avx512,
+                                    &LinearBf16Avx512,
+                                    &SoftCapAvx512,
+                                    &QuantizeActsAvx2,
+                                    vnni ? &LinearQ8RAvx512Vnni : &LinearQ8RAvx2,
+                                    vnni ? &LinearQ4_0Avx512Vnni : &LinearQ4_0Avx2,
+                                    &QuantizeRowQ8RAvx2,
+                                    &QuantizeRowQ4_0Avx2};
   return &table;
 }
 

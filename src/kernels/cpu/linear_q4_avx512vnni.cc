@@ -1,0 +1,195 @@
+// AVX-512 VNNI kQ4_0 Linear (compiled with -mavx512f -mavx512bw -mavx512vl -mavx512dq
+// -mavx512vnni -mfma -mf16c; the avx512 table uses it where the CPU has VNNI). Rows are stored
+// in pairs (tensor/quant_blocks.h): 32 bytes of a pair block hold block b of both rows, low
+// nibbles elements 0..15, high nibbles 16..31. One 64-byte register takes blocks b and b+1 of a
+// pair, so its four 128-bit quarters are [row 2p blk b, row 2p+1 blk b, row 2p blk b+1, row 2p+1
+// blk b+1]. VPDPBUSD multiplies the unsigned nibbles by the int8 activations (x[0..15] of each
+// block against the low nibbles, x[16..31] against the high ones, both placed in the matching
+// quarters) straight into int32 lanes; the accumulator starts at -8·Σx of the lane's eight
+// activations, so each lane ends at its exact Σ (q4 - 8)·x. One convert and one FMA with the
+// lanes' d_w·d_x add the chunk, so every block keeps its own scale. An odd last block is one
+// masked chunk (zeros above, scale 0). Tiles: one token × four pairs, four tokens × two pairs;
+// every (token, row) output takes the same chunk steps and the same lane reduction in every tile,
+// so results are batch- and range-invariant. The lone last row of an odd count (plain GGML
+// blocks) runs one 256-bit block at a time. Include no header with inline code here beyond
+// intrinsics and the registry's declarations. GCC 12 reports the AVX-512 intrinsics' undefined
+// pass-through operands as uninitialised (GCC bug 105593).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+#pragma GCC diagnostic pop
+
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/registry.h"
+
+namespace gemmad::kernels {
+namespace {
+
+constexpr int64_t kBlock = 32;
+constexpr int64_t kChunk = 64;      // two blocks of one token's activations
+constexpr int64_t kPairBytes = 36;  // sizeof(tensor::BlockQ4_0x2)
+constexpr int64_t kLoneBytes = 18;  // sizeof(tensor::BlockQ4_0)
+constexpr __mmask64 kLowBlock = 0xFFFFFFFFull;
+
+inline int32_t Load4(const uint8_t* p) {
+  int32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+// The token side of chunk c (blocks 2c, 2c+1; only 2c when `half`): each block's x[0..15] and
+// x[16..31] in the quarters of its two rows, the nibble over-count -8·Σx per lane, and the block
+// scales spread over their lanes.
+struct XChunk {
+  __m512i lo, hi, neg_bias;
+  __m512 dx;
+};
+inline XChunk LoadX(const int8_t* q, const float* d, int64_t c, bool half) {
+  XChunk r;
+  const __m512i x = _mm512_maskz_loadu_epi8(half ? kLowBlock : ~__mmask64{0}, q + c * kChunk);
+  r.lo = _mm512_shuffle_i64x2(x, x, _MM_SHUFFLE(2, 2, 0, 0));
+  r.hi = _mm512_shuffle_i64x2(x, x, _MM_SHUFFLE(3, 3, 1, 1));
+  const __m512i zero = _mm512_setzero_si512(), eight = _mm512_set1_epi8(8);
+  r.neg_bias = _mm512_sub_epi32(zero, _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(zero, eight, r.lo), eight, r.hi));
+  const __m512 s = _mm512_maskz_loadu_ps(half ? 0x1 : 0x3, d + 2 * c);
+  r.dx = _mm512_permutexvar_ps(_mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1), s);
+  return r;
+}
+
+// The weight side of chunk c of one pair (blocks at blk, blk + 36): nibbles split and the lanes'
+// row scales [d_even(b) ×4, d_odd(b) ×4, d_even(b+1) ×4, d_odd(b+1) ×4] (zeros above when half).
+struct WChunk {
+  __m512i lo, hi;
+  __m512 scale;
+};
+inline WChunk LoadW(const uint8_t* blk, bool half) {
+  WChunk w;
+  // Masked loads (nothing of block b+1 is read when half), so the tail takes the same steps.
+  const __m256i v1 = _mm256_maskz_loadu_epi8(half ? 0u : ~0u, blk + kPairBytes + 4);
+  const __m512i v = _mm512_inserti64x4(
+      _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 4))), v1, 1);
+  const __m512i m = _mm512_set1_epi8(15);
+  w.lo = _mm512_and_si512(v, m);
+  w.hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), m);
+  const __m128i h = _mm_unpacklo_epi32(_mm_cvtsi32_si128(Load4(blk)),
+                                       _mm_maskz_loadu_epi32(half ? 0 : 1, blk + kPairBytes));
+  const __m128 s = _mm_cvtph_ps(h);
+  w.scale = _mm512_permutexvar_ps(_mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3),
+                                  _mm512_castps128_ps512(s));
+  return w;
+}
+
+// acc + (exact int32 lane sums of the chunk) · d_w·d_x: the one step every tile uses.
+inline __m512 Step(__m512 acc, const WChunk& w, const XChunk& x) {
+  const __m512i p = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(x.neg_bias, w.lo, x.lo), w.hi, x.hi);
+  return _mm512_fmadd_ps(_mm512_cvtepi32_ps(p), _mm512_mul_ps(w.scale, x.dx), acc);
+}
+
+// Quarters added lane-wise (blocks b and b+1), then row 2p = (l0+l1)+(l2+l3), row 2p+1 =
+// (l4+l5)+(l6+l7).
+inline void Reduce(__m512 a, float* r) {
+  const __m256 f = _mm512_castps512_ps256(_mm512_add_ps(a, _mm512_shuffle_f32x4(a, a, 0xEE)));
+  __m256 h = _mm256_hadd_ps(f, f);
+  h = _mm256_hadd_ps(h, h);
+  r[0] = _mm256_cvtss_f32(h);
+  r[1] = _mm_cvtss_f32(_mm256_extractf128_ps(h, 1));
+}
+
+// T tokens (q/d rows with strides in, nb) × P consecutive pairs starting at `pairs`;
+// out[t * 2P + 2p + k] = token t · row (2p + k).
+template <int T, int P>
+inline void PairTile(const int8_t* q, const float* d, int64_t in, int64_t nb, const uint8_t* pairs, float* out) {
+  __m512 acc[T][P];
+  for (int t = 0; t < T; ++t) {
+    for (int p = 0; p < P; ++p) acc[t][p] = _mm512_setzero_ps();
+  }
+  for (int64_t c = 0; c < (nb + 1) / 2; ++c) {
+    const bool half = 2 * c + 1 == nb;
+    WChunk w[P];
+    for (int p = 0; p < P; ++p) w[p] = LoadW(pairs + (p * nb + 2 * c) * kPairBytes, half);
+    for (int t = 0; t < T; ++t) {
+      const XChunk x = LoadX(q + t * in, d + t * nb, c, half);
+      for (int p = 0; p < P; ++p) acc[t][p] = Step(acc[t][p], w[p], x);
+    }
+  }
+  for (int t = 0; t < T; ++t) {
+    for (int p = 0; p < P; ++p) Reduce(acc[t][p], out + t * 2 * P + 2 * p);
+  }
+}
+
+// The lone last row (plain GGML blocks) for one token, a block at a time: elements 0..31 of the
+// block are [low nibbles, high nibbles] in order, against x with the same -8·Σx start.
+float LoneRow(const int8_t* q, const float* d, int64_t nb, const uint8_t* row) {
+  __m256 acc = _mm256_setzero_ps();
+  const __m128i m = _mm_set1_epi8(15);
+  const __m256i zero = _mm256_setzero_si256(), eight = _mm256_set1_epi8(8);
+  for (int64_t b = 0; b < nb; ++b) {
+    const uint8_t* blk = row + b * kLoneBytes;
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 2));
+    const __m256i w = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(v, 4), m), _mm_and_si128(v, m));
+    const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + b * kBlock));
+    const __m256i neg_bias = _mm256_sub_epi32(zero, _mm256_dpbusd_epi32(zero, eight, x));
+    uint16_t h;
+    std::memcpy(&h, blk, 2);
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_dpbusd_epi32(neg_bias, w, x)), _mm256_set1_ps(_cvtsh_ss(h) * d[b]),
+                          acc);
+  }
+  __m256 hsum = _mm256_hadd_ps(acc, acc);
+  hsum = _mm256_hadd_ps(hsum, hsum);
+  return _mm256_cvtss_f32(hsum) + _mm_cvtss_f32(_mm256_extractf128_ps(hsum, 1));
+}
+
+}  // namespace
+
+void LinearQ4_0Avx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                          int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
+  const int64_t nb = in / kBlock, full_pairs = out / 2;
+  // Pairs touching [o_begin, o_end); rows outside the range are computed but not written.
+  const int64_t p_begin = o_begin / 2, p_end = (o_end + 1) / 2 < full_pairs ? (o_end + 1) / 2 : full_pairs;
+  const auto put = [&](int64_t t, int64_t row, float v) {
+    if (row >= o_begin && row < o_end) y[t * ldy + row] = v;
+  };
+  const int64_t by_l2 = (int64_t{128} << 10) / (nb * kPairBytes);
+  const int64_t pair_block = by_l2 < 4 ? 4 : by_l2;
+  float r[16];
+  for (int64_t pb = p_begin; pb < p_end; pb += pair_block) {
+    const int64_t pe = pb + pair_block < p_end ? pb + pair_block : p_end;
+    int64_t t = 0;
+    for (; t + 4 <= n; t += 4) {
+      int64_t p = pb;
+      for (; p + 2 <= pe; p += 2) {
+        PairTile<4, 2>(q + t * in, d + t * nb, in, nb, w + p * nb * kPairBytes, r);
+        for (int k = 0; k < 4; ++k) {
+          for (int j = 0; j < 4; ++j) put(t + k, 2 * p + j, r[k * 4 + j]);
+        }
+      }
+      for (; p < pe; ++p) {
+        PairTile<4, 1>(q + t * in, d + t * nb, in, nb, w + p * nb * kPairBytes, r);
+        for (int k = 0; k < 4; ++k) {
+          for (int j = 0; j < 2; ++j) put(t + k, 2 * p + j, r[k * 2 + j]);
+        }
+      }
+    }
+    for (; t < n; ++t) {
+      int64_t p = pb;
+      for (; p + 4 <= pe; p += 4) {
+        PairTile<1, 4>(q + t * in, d + t * nb, in, nb, w + p * nb * kPairBytes, r);
+        for (int j = 0; j < 8; ++j) put(t, 2 * p + j, r[j]);
+      }
+      for (; p < pe; ++p) {
+        PairTile<1, 1>(q + t * in, d + t * nb, in, nb, w + p * nb * kPairBytes, r);
+        put(t, 2 * p, r[0]);
+        put(t, 2 * p + 1, r[1]);
+      }
+    }
+  }
+  if (out % 2 == 1 && o_end == out) {
+    const uint8_t* lone = w + full_pairs * nb * kPairBytes;
+    for (int64_t t = 0; t < n; ++t) y[t * ldy + out - 1] = LoneRow(q + t * in, d + t * nb, nb, lone);
+  }
+}
+
+}  // namespace gemmad::kernels

@@ -1,0 +1,149 @@
+// AVX-512 VNNI kQ8R Linear (compiled with -mavx512f -mavx512bw -mavx512vl -mavx512dq
+// -mavx512vnni -mfma -mf16c; the avx512 table uses it where the CPU has VNNI). One 64-byte
+// register holds two 32-element blocks. VPDPBUSD multiplies unsigned by signed bytes into int32
+// lanes without an int16 step, so the weights are biased instead of sign-juggled: u = w + 128
+// (one XOR, shared by every token of a tile) and the accumulator starts at -128·Σx of the lane's
+// four activations (computed once per token and chunk, shared by every row of the tile), so
+// each lane ends at its exact integer Σ x·w. Lanes 0-7 then belong to block 2c and 8-15 to block
+// 2c+1; one convert and one FMA with [d_x(2c) ×8, d_x(2c+1) ×8] add the chunk, so every block
+// keeps its own scale. An odd last block is one masked chunk (zeros above, scale 0). Tiles: one
+// token × four rows, four tokens × four rows; every (token, row) output takes the same chunk
+// steps and the same lane reduction in every tile, so results are batch- and range-invariant.
+// Include no header with inline code here beyond intrinsics and the registry's declarations.
+// GCC 12 reports the AVX-512 intrinsics' undefined pass-through operands as uninitialised
+// (GCC bug 105593).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+#pragma GCC diagnostic pop
+
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/registry.h"
+
+namespace gemmad::kernels {
+namespace {
+
+constexpr int64_t kBlock = 32;  // tensor::kQuantBlock
+constexpr int64_t kChunk = 64;  // two blocks per register
+constexpr __mmask64 kLowBlock = 0xFFFFFFFFull;
+
+// The token side of chunk c (blocks 2c, 2c+1; only 2c when `half`): the activations, the
+// bias correction per lane, and the two block scales spread over their lanes.
+struct XChunk {
+  __m512i x, neg_bias;
+  __m512 dx;
+};
+inline XChunk LoadX(const int8_t* q, const float* d, int64_t c, bool half) {
+  XChunk r;
+  r.x = _mm512_maskz_loadu_epi8(half ? kLowBlock : ~__mmask64{0}, q + c * kChunk);
+  const __m512i zero = _mm512_setzero_si512();
+  r.neg_bias = _mm512_sub_epi32(zero, _mm512_dpbusd_epi32(zero, _mm512_set1_epi8(static_cast<char>(0x80)), r.x));
+  const __m512 s = _mm512_maskz_loadu_ps(half ? 0x1 : 0x3, d + 2 * c);
+  r.dx = _mm512_permutexvar_ps(_mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1), s);
+  return r;
+}
+
+// A row's chunk c, biased to unsigned (zeros above an odd last block; the activations there
+// are zero too, so those lanes add nothing).
+inline __m512i LoadW(const uint8_t* blocks, int64_t c, bool half) {
+  const __m512i w = _mm512_maskz_loadu_epi8(half ? kLowBlock : ~__mmask64{0}, blocks + c * kChunk);
+  return _mm512_xor_si512(w, _mm512_set1_epi8(static_cast<char>(0x80)));
+}
+
+// acc + (exact int32 lane sums of the chunk) · d_x: the one step every tile uses.
+inline __m512 Step(__m512 acc, __m512i u, const XChunk& x) {
+  return _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_dpbusd_epi32(x.neg_bias, u, x.x)), x.dx, acc);
+}
+
+// Lane sums of four accumulators, [Σa, Σb, Σc, Σd], with linear_avx512.cc's formula: halves
+// added lane-wise, then ((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)), the same for every position.
+inline __m256 Fold(__m512 a) { return _mm512_castps512_ps256(_mm512_add_ps(a, _mm512_shuffle_f32x4(a, a, 0xEE))); }
+inline __m128 Hsum4(__m512 a, __m512 b, __m512 c, __m512 d) {
+  __m256 t = _mm256_hadd_ps(_mm256_hadd_ps(Fold(a), Fold(b)), _mm256_hadd_ps(Fold(c), Fold(d)));
+  return _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
+}
+
+inline size_t Stride(int64_t in) { return sizeof(float) + static_cast<size_t>(in); }
+inline const uint8_t* Blocks(const uint8_t* row) { return row + sizeof(float); }
+inline float RowScale(const uint8_t* row) {
+  float s;
+  std::memcpy(&s, row, sizeof(float));
+  return s;
+}
+
+// T tokens (q/d rows with strides in, nb) × R rows; out[t * R + r] = token t · rows[r].
+template <int T, int R>
+inline void Tile(const int8_t* q, const float* d, int64_t in, int64_t nb, const uint8_t* const* rows, float* out) {
+  __m512 acc[T][R];
+  for (int t = 0; t < T; ++t) {
+    for (int r = 0; r < R; ++r) acc[t][r] = _mm512_setzero_ps();
+  }
+  for (int64_t c = 0; c < (nb + 1) / 2; ++c) {
+    const bool half = 2 * c + 1 == nb;  // masked loads, so the loop body is the same for the tail
+    __m512i u[R];
+    for (int r = 0; r < R; ++r) u[r] = LoadW(Blocks(rows[r]), c, half);
+    for (int t = 0; t < T; ++t) {
+      const XChunk x = LoadX(q + t * in, d + t * nb, c, half);
+      for (int r = 0; r < R; ++r) acc[t][r] = Step(acc[t][r], u[r], x);
+    }
+  }
+  for (int t = 0; t < T; ++t) {
+    for (int r = 0; r < R; r += 4) {
+      const int k1 = r + 1 < R ? r + 1 : r, k2 = r + 2 < R ? r + 2 : r, k3 = r + 3 < R ? r + 3 : r;
+      float s[4];
+      _mm_storeu_ps(s, Hsum4(acc[t][r], acc[t][k1], acc[t][k2], acc[t][k3]));
+      for (int k = 0; k < 4 && r + k < R; ++k) out[t * R + r + k] = s[k] * RowScale(rows[r + k]);
+    }
+  }
+}
+
+}  // namespace
+
+void LinearQ8RAvx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w,
+                         int64_t /*out*/, int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
+  const int64_t nb = in / kBlock;
+  const size_t stride = Stride(in);
+  const auto row = [&](int64_t o) { return w + static_cast<size_t>(o) * stride; };
+  const int64_t by_l2 = static_cast<int64_t>((size_t{128} << 10) / stride);
+  const int64_t row_block = by_l2 < 4 ? 4 : by_l2;
+  float r[16];
+  for (int64_t ob = o_begin; ob < o_end; ob += row_block) {
+    const int64_t oe = ob + row_block < o_end ? ob + row_block : o_end;
+    int64_t t = 0;
+    for (; t + 4 <= n; t += 4) {
+      const int8_t* qt = q + t * in;
+      const float* dt = d + t * nb;
+      int64_t o = ob;
+      for (; o + 4 <= oe; o += 4) {
+        const uint8_t* rows[4] = {row(o), row(o + 1), row(o + 2), row(o + 3)};
+        Tile<4, 4>(qt, dt, in, nb, rows, r);
+        for (int k = 0; k < 4; ++k) {
+          for (int j = 0; j < 4; ++j) y[(t + k) * ldy + o + j] = r[k * 4 + j];
+        }
+      }
+      for (; o < oe; ++o) {
+        const uint8_t* rows[1] = {row(o)};
+        Tile<4, 1>(qt, dt, in, nb, rows, r);
+        for (int k = 0; k < 4; ++k) y[(t + k) * ldy + o] = r[k];
+      }
+    }
+    for (; t < n; ++t) {
+      const int8_t* qt = q + t * in;
+      const float* dt = d + t * nb;
+      int64_t o = ob;
+      for (; o + 4 <= oe; o += 4) {
+        const uint8_t* rows[4] = {row(o), row(o + 1), row(o + 2), row(o + 3)};
+        Tile<1, 4>(qt, dt, in, nb, rows, y + t * ldy + o);
+      }
+      for (; o < oe; ++o) {
+        const uint8_t* rows[1] = {row(o)};
+        Tile<1, 1>(qt, dt, in, nb, rows, y + t * ldy + o);
+      }
+    }
+  }
+}
+
+}  // namespace gemmad::kernels
