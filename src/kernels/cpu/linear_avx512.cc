@@ -45,13 +45,28 @@ inline __m128 Hsum4(__m512 a, __m512 b, __m512 c, __m512 d) {
 }
 inline float Hsum1(__m512 a) { return _mm_cvtss_f32(Hsum4(a, a, a, a)); }
 
+// Software prefetch distance of the batch-1 tile, per row stream: rows shorter than 8 KB (q/k/v,
+// gate/up, the LM head at H = 1536) run four rows side by side, so 8 KB ahead reaches into the next
+// rows; long rows (o, down) do best at 4 KB. bench_linear, 2 threads, cold, vs no prefetch:
+// +16-18% on q_full, gate_up_2x, lm_head at 8 KB; down_2x +11% at 4 KB (-2% at 8 KB).
+inline int64_t PrefetchBytes(int64_t row_bytes) { return row_bytes >= 8192 ? 4096 : 8192; }
+
 // One token against four weight rows: four independent FMA chains.
 template <typename W>
 inline void Dot1x4(const float* x, int64_t in, const W* w0, const W* w1, const W* w2, const W* w3,
                    float* out) {
   __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
   int64_t i = 0;
+  // Prefetch ahead in each row's stream (one line per 64 bytes read).
+  const int64_t ahead = PrefetchBytes(in * static_cast<int64_t>(sizeof(W))) / static_cast<int64_t>(sizeof(W));
+  constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(W));
   for (; i + 16 <= in; i += 16) {
+    if (i % kLine == 0) {
+      _mm_prefetch(reinterpret_cast<const char*>(w0 + i + ahead), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(w1 + i + ahead), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(w2 + i + ahead), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(w3 + i + ahead), _MM_HINT_T0);
+    }
     __m512 xv = Load16(x + i);
     a0 = _mm512_fmadd_ps(xv, Load16(w0 + i), a0);
     a1 = _mm512_fmadd_ps(xv, Load16(w1 + i), a1);

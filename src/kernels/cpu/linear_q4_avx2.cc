@@ -81,9 +81,15 @@ inline void PairTile(const int8_t* q, const float* d, int64_t in, int64_t nb, co
   for (int t = 0; t < T; ++t) {
     for (int p = 0; p < P; ++p) acc[t][p] = _mm256_setzero_ps();
   }
+  const int64_t ahead = nb * kPairBytes >= 8192 ? 4096 : 8192;  // prefetch distance (linear_avx512.cc)
   for (int64_t b = 0; b < nb; ++b) {
     WPair w[P];
     for (int p = 0; p < P; ++p) w[p] = LoadPair(pairs + (p * nb + b) * kPairBytes);
+    if constexpr (T == 1) {
+      for (int p = 0; p < P; ++p) {
+        _mm_prefetch(reinterpret_cast<const char*>(pairs + (p * nb + b) * kPairBytes + ahead), _MM_HINT_T0);
+      }
+    }
     for (int t = 0; t < T; ++t) {
       const XBlock x = LoadX(q + t * in + b * kBlock, d[t * nb + b]);
       for (int p = 0; p < P; ++p) acc[t][p] = PairStep(acc[t][p], w[p], x);

@@ -59,7 +59,11 @@ void Tile1x4(const int8_t* q, const float* d, int64_t nb, const uint8_t* const r
   const uint8_t* b2 = R::Blocks(rows[2]);
   const uint8_t* b3 = R::Blocks(rows[3]);
   __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+  const int64_t ahead = nb * kBlock + 4 >= 8192 ? 4096 : 8192;  // prefetch distance (linear_avx512.cc)
   for (int64_t b = 0; b < nb; ++b) {
+    if (b % 2 == 0) {
+      for (const uint8_t* bl : {b0, b1, b2, b3}) _mm_prefetch(reinterpret_cast<const char*>(bl + b * kBlock + ahead), _MM_HINT_T0);
+    }
     const __m256i xv = Load32(q + b * kBlock);
     const float dx = d[b];
     a0 = Step(a0, xv, R::Values(b0, b), dx, R::Scale(b0, b));

@@ -81,10 +81,14 @@ inline void Tile(const int8_t* q, const float* d, int64_t in, int64_t nb, const 
   for (int t = 0; t < T; ++t) {
     for (int r = 0; r < R; ++r) acc[t][r] = _mm512_setzero_ps();
   }
+  const int64_t ahead = in + 4 >= 8192 ? 4096 : 8192;
   for (int64_t c = 0; c < (nb + 1) / 2; ++c) {
     const bool half = 2 * c + 1 == nb;  // masked loads, so the loop body is the same for the tail
     __m512i u[R];
     for (int r = 0; r < R; ++r) u[r] = LoadW(Blocks(rows[r]), c, half);
+    if constexpr (T == 1) {  // batch 1 streams the weights: prefetch ahead in every row (linear_avx512.cc)
+      for (int r = 0; r < R; ++r) _mm_prefetch(reinterpret_cast<const char*>(Blocks(rows[r]) + 64 * c + ahead), _MM_HINT_T0);
+    }
     for (int t = 0; t < T; ++t) {
       const XChunk x = LoadX(q + t * in, d + t * nb, c, half);
       for (int r = 0; r < R; ++r) acc[t][r] = Step(acc[t][r], u[r], x);
