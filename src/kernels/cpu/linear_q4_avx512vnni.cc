@@ -106,7 +106,7 @@ inline void PairTile(const int8_t* q, const float* d, int64_t in, int64_t nb, co
   for (int t = 0; t < T; ++t) {
     for (int p = 0; p < P; ++p) acc[t][p] = _mm512_setzero_ps();
   }
-  const int64_t ahead = nb * kPairBytes >= 8192 ? 4096 : 8192;
+  const int64_t ahead = nb * kPairBytes >= 8192 ? 4096 : 16384;
   for (int64_t c = 0; c < (nb + 1) / 2; ++c) {
     const bool half = 2 * c + 1 == nb;
     WChunk w[P];

@@ -53,8 +53,11 @@ void MoeRoute(const ExecContext& ctx, const TensorView& logits, const TensorView
                "MoeRoute: logits {} weights {} ids {} scale {}", logits.shape.ToString(), weights.shape.ToString(),
                ids.shape.ToString(), per_expert_scale.shape.ToString());
   ParallelFor(ctx, n, 16, [&](int64_t b, int64_t e) {
-    std::vector<float> prob(static_cast<size_t>(num_experts));
-    std::vector<int32_t> order(static_cast<size_t>(num_experts));
+    // Per-thread scratch that only grows: no allocation in a steady-state step.
+    thread_local std::vector<float> prob;
+    thread_local std::vector<int32_t> order;
+    prob.resize(static_cast<size_t>(num_experts));
+    order.resize(static_cast<size_t>(num_experts));
     for (int64_t t = b; t < e; ++t) {
       const float* l = logits.As<const float>() + t * num_experts;
       const float m = *std::max_element(l, l + num_experts);
@@ -100,7 +103,9 @@ void MoeExperts(const ExecContext& ctx, const TensorView& x, const TensorView& g
   float* o = out.As<float>();
   std::fill(o, o + n * hidden, 0.0f);
   // (token, weight) lists per expert, tokens ascending.
-  std::vector<std::vector<std::pair<int64_t, float>>> routed(static_cast<size_t>(num_experts));
+  thread_local std::vector<std::vector<std::pair<int64_t, float>>> routed;  // cleared, capacity kept
+  if (routed.size() < static_cast<size_t>(num_experts)) routed.resize(static_cast<size_t>(num_experts));
+  for (auto& r : routed) r.clear();
   for (int64_t t = 0; t < n; ++t) {
     for (int64_t k = 0; k < top_k; ++k) {
       GEMMAD_CHECK(id[t * top_k + k] >= 0 && id[t * top_k + k] < num_experts, "MoeExperts: expert id {}",
