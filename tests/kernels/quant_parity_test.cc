@@ -23,17 +23,12 @@ using testing::View;
 
 constexpr DType kFormats[] = {DType::kQ8R, DType::kQ4_0};
 
-// A byte buffer whose data() is one byte past an aligned allocation.
-class OddBytes {
- public:
-  explicit OddBytes(const std::vector<uint8_t>& src) : buf_(src.size() + 1) {
-    std::memcpy(buf_.data() + 1, src.data(), src.size());
-  }
-  const uint8_t* data() const { return buf_.data() + 1; }
-
- private:
-  std::vector<uint8_t> buf_;
-};
+// A copy of `src` one byte past an aligned allocation (parity_util's Misaligned).
+testing::Misaligned<uint8_t> OddBytes(const std::vector<uint8_t>& src) {
+  testing::Misaligned<uint8_t> m(static_cast<int64_t>(src.size()));
+  std::memcpy(m.data(), src.data(), src.size());
+  return m;
+}
 
 // Random activations with a zero block and a block with one huge value, so the scale edge
 // cases (d = 0, a lone outlier) are covered.
@@ -127,7 +122,7 @@ TEST(QuantParity, LinearQuantOddSizesMisaligned) {
     for (int64_t in : {32, 96, 224}) {
       for (int64_t out : {1, 2, 3, 5, 8, 17, 36, 37}) {
         auto wf = testing::RandomFloats(rng, out * in, 0.05);
-        const OddBytes w(reference::QuantizeRows(wf.data(), out, in, fmt));
+        const auto w = OddBytes(reference::QuantizeRows(wf.data(), out, in, fmt));
         for (int64_t n : {1, 2, 3, 4, 5, 7, 9, 16}) {
           auto x = Activations(rng, n, in);
           testing::Misaligned<int8_t> q(n * in);
@@ -155,7 +150,7 @@ TEST(QuantParity, LinearQuantIsBatchInvariant) {
   for (DType fmt : kFormats) {
     const int64_t in = 96, out = 37;
     auto wf = testing::RandomFloats(rng, out * in, 0.05);
-    const OddBytes w(reference::QuantizeRows(wf.data(), out, in, fmt));
+    const auto w = OddBytes(reference::QuantizeRows(wf.data(), out, in, fmt));
     testing::ForEachKernelTable([&](const CpuKernelTable& t) {
       const LinearQuantFn fn = fmt == DType::kQ8R ? t.linear_q8r : t.linear_q4_0;
       for (int64_t n : {2, 3, 4, 5, 8, 9}) {
