@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <span>
 #include <vector>
 
 #include "kernels/ops.h"
@@ -23,8 +24,11 @@ struct SeqSpec {
   int64_t count;  // new query rows
 };
 
+// Every row is also recomputed alone (as a decode step would see it) and must match its batched
+// result bit for bit. q_scale widens the score range (most softmax weights underflow at 50); the
+// tolerance grows with it, as the scores' float rounding does.
 void RunCase(const ExecContext& ctx, DType cache_dtype, int64_t window, int64_t block_size, int64_t heads,
-             int64_t kv_heads, int64_t d, const std::vector<SeqSpec>& specs, uint64_t seed) {
+             int64_t kv_heads, int64_t d, const std::vector<SeqSpec>& specs, uint64_t seed, float q_scale = 1.0f) {
   Rng rng(seed);
   const int64_t row = kv_heads * d;
   int64_t total_blocks = 0;
@@ -88,9 +92,23 @@ void RunCase(const ExecContext& ctx, DType cache_dtype, int64_t window, int64_t 
                View(new_slots.data(), DType::kI64, {num_rows}), k_cache, v_cache);
 
   auto q = testing::RandomFloats(rng, num_rows * heads * d);
+  for (int64_t i = 0; i < q.size(); ++i) q[i] *= q_scale;
   testing::Misaligned<float> out(num_rows * heads * d);
   PagedAttention(ctx, View(q.data(), DType::kF32, {num_rows, heads, d}), k_cache, v_cache, seqs, window, 0.7f,
                  View(out.data(), DType::kF32, {num_rows, heads, d}));
+  std::vector<float> alone(static_cast<size_t>(heads * d));
+  for (const AttentionSequence& sq : seqs) {
+    for (int64_t t = 0; t < sq.num_tokens; ++t) {
+      const AttentionSequence one{0, 1, sq.first_kv_index + t, sq.block_table, sq.block_table_size};
+      const float* qrow = q.data() + (sq.token_begin + t) * heads * d;
+      PagedAttention(ctx, View(const_cast<float*>(qrow), DType::kF32, {1, heads, d}), k_cache, v_cache,
+                     std::span<const AttentionSequence>(&one, 1), window, 0.7f,
+                     View(alone.data(), DType::kF32, {1, heads, d}));
+      for (int64_t i = 0; i < heads * d; ++i) {
+        ASSERT_EQ(alone[i], out.data()[(sq.token_begin + t) * heads * d + i]) << "row " << sq.token_begin + t << " alone";
+      }
+    }
+  }
   for (size_t i = 0; i < specs.size(); ++i) {
     const int64_t t_all = specs[i].first + specs[i].count;
     std::vector<int64_t> q_index(static_cast<size_t>(specs[i].count));
@@ -99,7 +117,7 @@ void RunCase(const ExecContext& ctx, DType cache_dtype, int64_t window, int64_t 
     reference::Attention(q.data() + seqs[i].token_begin * heads * d, specs[i].count, heads, keys[i].data(),
                          values[i].data(), t_all, kv_heads, d, q_index.data(), window, 0.7f, want.data());
     testing::ExpectClose(out.data() + seqs[i].token_begin * heads * d, want.data(), specs[i].count * heads * d,
-                         2e-5, 2e-5, "sequence " + std::to_string(i));
+                         2e-5 * q_scale, 2e-5 * q_scale, "sequence " + std::to_string(i));
   }
 }
 
@@ -117,6 +135,31 @@ TEST(KernelParity, PagedAttentionFullAndSliding) {
         }
       }
     }
+  }
+}
+
+// Sequences longer than the kernel's key chunk and task: chunk edges, windows that start inside
+// a chunk, tasks whose rows have different windows; every kernel table (the chunks run on its
+// f32 Linear).
+TEST(KernelParity, PagedAttentionLongSequencesEveryTable) {
+  ThreadPool pool(2);
+  const std::vector<SeqSpec> batch = {{0, 150}, {100, 1}, {70, 9}, {0, 1}, {129, 6}};
+  testing::ForEachKernelTable([&](const CpuKernelTable&) {
+    for (DType dt : {DType::kF32, DType::kBF16}) {
+      for (int64_t window : {0, 5, 64, 100}) {
+        SCOPED_TRACE(::testing::Message() << "window " << window);
+        RunCase(ExecContext{&pool}, dt, window, 16, 8, 1, 40, batch, 40 + window);
+        RunCase(ExecContext{}, dt, window, 5, 4, 2, 17, batch, 50 + window);
+      }
+    }
+  });
+}
+
+// Scores spread over hundreds of units: most softmax weights fall below float's normal range
+// and are taken as zero; the result still matches the reference.
+TEST(KernelParity, PagedAttentionWideScoreRange) {
+  for (int64_t window : {0, 30}) {
+    RunCase(ExecContext{}, DType::kF32, window, 16, 4, 1, 64, {{0, 90}, {40, 2}}, 60 + window, 50.0f);
   }
 }
 

@@ -70,7 +70,7 @@ TEST(KernelParity, LinearF32AndBf16OddSizesMisaligned) {
   Rng rng(1);
   testing::ForEachKernelTable([&](const CpuKernelTable&) {
     for (ExecContext ctx : {ExecContext{}, ExecContext{&pool}}) {
-      for (int64_t n : {1, 3, 4, 6, 9}) {
+      for (int64_t n : {1, 3, 4, 6, 9, 13}) {
         for (int64_t in : {1, 7, 8, 17, 32, 67}) {
           for (int64_t out : {1, 5, 33}) {
             auto x = testing::RandomFloats(rng, n * in);
@@ -311,6 +311,47 @@ namespace {
 
 // LinearMany (q/k/v, gate/up in one job) equals one Linear call per matrix bit for bit, for every
 // table, with mixed dtypes (f32, bf16, Q8_R, Q4_0 with odd row counts) and pool sizes.
+// Batches large enough for every level of the batched tiles' blocking: element slices with a
+// partial last one (in = 1100), more rows than one L2 row block and more tokens than one token
+// block, rows in tiles and leftovers. Parity with the reference, and bit-identical rows for a
+// token alone and for a sub-range of rows.
+TEST(KernelParity, LinearLargeBatchesAcrossSlicesAndBlocks) {
+  Rng rng(23);
+  const int64_t n = 200, in = 1100, out = 130;
+  testing::ForEachKernelTable([&](const CpuKernelTable& t) {
+    auto xm = testing::RandomFloats(rng, n * in);  // misaligned, like every input here
+    const float* x = xm.data();
+    auto wf = testing::RandomFloats(rng, out * in);
+    std::vector<float> wb_f;
+    auto wb = testing::RandomBf16(rng, out * in, &wb_f);
+    std::vector<float> y(static_cast<size_t>(n * out)), want(y.size()), alone(static_cast<size_t>(out));
+    const double tol = 1e-5 * std::sqrt(static_cast<double>(in));
+    for (bool bf16 : {false, true}) {
+      SCOPED_TRACE(bf16 ? "bf16" : "f32");
+      auto run = [&](const float* xs, int64_t rows, int64_t b, int64_t e, float* dst) {
+        if (bf16) {
+          t.linear_bf16(xs, rows, in, wb.data(), b, e, dst, out);
+        } else {
+          t.linear_f32(xs, rows, in, wf.data(), b, e, dst, out);
+        }
+      };
+      run(xm.data(), n, 0, out, y.data());
+      reference::LinearF32(x, n, in, bf16 ? wb_f.data() : wf.data(), out, want.data());
+      ExpectClose(y.data(), want.data(), n * out, tol, 1e-5, "large batch");
+      for (int64_t k : {0, 3, 175, 176, 199}) {
+        run(xm.data() + k * in, 1, 0, out, alone.data());
+        for (int64_t o = 0; o < out; ++o) ASSERT_EQ(y[k * out + o], alone[o]) << "token " << k << " row " << o;
+      }
+      std::vector<float> part(y.size(), -1.0f);
+      run(xm.data(), n, 5, 121, part.data());
+      for (int64_t i = 0; i < n * out; ++i) {
+        const int64_t o = i % out;
+        ASSERT_EQ(part[i], (o >= 5 && o < 121) ? y[i] : -1.0f) << "element " << i;
+      }
+    }
+  });
+}
+
 TEST(KernelParity, LinearManyEqualsSeparateLinears) {
   Rng rng(31);
   ThreadPool pool(2);

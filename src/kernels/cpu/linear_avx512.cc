@@ -13,6 +13,7 @@
 #pragma GCC diagnostic pop
 
 #include <cstdint>
+#include <cstdlib>
 
 #include "kernels/registry.h"
 
@@ -126,9 +127,188 @@ inline float Dot1x1(const float* x, int64_t in, const W* wr) {
   return Hsum1(a);
 }
 
+// kT tokens against kR weight rows of f32 over the elements [k0, k0 + len) of the rows (row
+// stride `in`): kT * kR independent chains, each x vector loaded once for kR rows and each w
+// vector once for kT tokens, so the loop is bound by the FMA ports rather than by loads (the 4x2
+// tile spends more slots on loads and widening than on FMAs). The chains start from zero (first
+// slice) or from `acc`, and end in `acc` or, on the last slice, reduced into
+// y[t * ldy + r] = token t · row r. Same per-lane order and Hsum4 reduction as every other tile,
+// however the elements are sliced: bit-identical outputs.
+template <int kT, int kR>
+inline void DotTile(const float* x, int64_t in, int64_t k0, int64_t len, const float* w, __m512* acc, bool first,
+                    bool last, float* y, int64_t ldy) {
+  __m512 a[kT][kR];
+#pragma GCC unroll 32
+  for (int t = 0; t < kT; ++t) {
+#pragma GCC unroll 32
+    for (int r = 0; r < kR; ++r) a[t][r] = first ? _mm512_setzero_ps() : acc[t * kR + r];
+  }
+  x += k0;
+  w += k0;
+  int64_t i = 0;
+  for (; i + 16 <= len; i += 16) {
+    __m512 wv[kR];
+#pragma GCC unroll 32
+    for (int r = 0; r < kR; ++r) wv[r] = _mm512_loadu_ps(w + r * in + i);
+#pragma GCC unroll 32
+    for (int t = 0; t < kT; ++t) {
+      const __m512 xv = _mm512_loadu_ps(x + t * in + i);
+#pragma GCC unroll 32
+      for (int r = 0; r < kR; ++r) a[t][r] = _mm512_fmadd_ps(xv, wv[r], a[t][r]);
+    }
+  }
+  if (i < len) {
+    const __mmask16 m = TailMask(len - i);
+    __m512 wv[kR];
+#pragma GCC unroll 32
+    for (int r = 0; r < kR; ++r) wv[r] = _mm512_maskz_loadu_ps(m, w + r * in + i);
+#pragma GCC unroll 32
+    for (int t = 0; t < kT; ++t) {
+      const __m512 xv = _mm512_maskz_loadu_ps(m, x + t * in + i);
+#pragma GCC unroll 32
+      for (int r = 0; r < kR; ++r) a[t][r] = _mm512_fmadd_ps(xv, wv[r], a[t][r]);
+    }
+  }
+  if (!last) {
+#pragma GCC unroll 32
+    for (int t = 0; t < kT; ++t) {
+#pragma GCC unroll 32
+      for (int r = 0; r < kR; ++r) acc[t * kR + r] = a[t][r];
+    }
+    return;
+  }
+  static_assert(kT * kR % 4 == 0, "reduced four accumulators at a time");
+  alignas(16) float s[kT * kR];
+#pragma GCC unroll 32
+  for (int j = 0; j < kT * kR; j += 4) {
+    _mm_store_ps(s + j, Hsum4(a[j / kR][j % kR], a[(j + 1) / kR][(j + 1) % kR], a[(j + 2) / kR][(j + 2) % kR],
+                              a[(j + 3) / kR][(j + 3) % kR]));
+  }
+  for (int t = 0; t < kT; ++t) {
+    for (int r = 0; r < kR; ++r) y[t * ldy + r] = s[t * kR + r];
+  }
+}
+
+// Per-thread scratch (a row block of bf16 weights widened to f32, the tiles' chains between
+// element slices), malloc'd: no library template may be instantiated in this ISA-flagged file.
+// Only grows; freed at thread exit.
+struct Scratch {
+  float* p = nullptr;
+  int64_t cap = 0;
+  ~Scratch() { std::free(p); }
+  float* Get(int64_t count) {
+    if (count > cap) {
+      std::free(p);
+      const auto bytes = static_cast<size_t>((count * 4 + 63) / 64 * 64);
+      p = static_cast<float*>(std::aligned_alloc(64, bytes));
+      cap = p != nullptr ? count : 0;
+    }
+    return p;
+  }
+};
+
+// rows * in bf16 values to f32: the same bits Load16 produces.
+void WidenRows(const uint16_t* w, int64_t count, float* out) {
+  int64_t i = 0;
+  for (; i + 16 <= count; i += 16) _mm512_store_ps(out + i, Load16(w + i));
+  if (i < count) _mm512_mask_storeu_ps(out + i, TailMask(count - i), LoadPart(w + i, TailMask(count - i)));
+}
+
+constexpr int kTileT = 4, kTileR = 6;
+// Batches of at least this many tokens widen a bf16 row block once and run the f32 tiles on it.
+constexpr int64_t kWidenMinTokens = 8;
+
+// Elements per slice of the tiles: a row group's slice (kTileR * kSlice f32) stays in L1 while
+// all token groups stream past it.
+constexpr int64_t kSlice = 512;
+// L2 budget of a batch: the f32 row block and the block of tokens that runs against it.
+constexpr int64_t kRowBlockBytes = int64_t{512} << 10, kTokenBlockBytes = int64_t{768} << 10;
+
+// Rows [ob, oe) of the f32 matrix wf (row r at wf + (r - ob) * in) for all n tokens. Returns
+// false (nothing written) when the chain scratch cannot be had.
+bool BlockF32(const float* x, int64_t n, int64_t in, const float* wf, int64_t ob, int64_t oe, float* y,
+              int64_t ldy) {
+  const int64_t groups = n / kTileT;
+  __m512* acc = nullptr;
+  if (in > kSlice) {
+    thread_local Scratch chains;
+    acc = reinterpret_cast<__m512*>(chains.Get(groups * kTileT * kTileR * 16));
+    if (acc == nullptr) return false;
+  }
+  int64_t o0 = ob;
+  for (; o0 + kTileR <= oe; o0 += kTileR) {
+    const float* wr = wf + (o0 - ob) * in;
+    for (int64_t k0 = 0; k0 < in; k0 += kSlice) {
+      const int64_t len = in - k0 < kSlice ? in - k0 : kSlice;
+      const bool first = k0 == 0, last = k0 + len == in;
+      for (int64_t g = 0; g < groups; ++g) {
+        DotTile<kTileT, kTileR>(x + g * kTileT * in, in, k0, len, wr, acc + g * kTileT * kTileR, first, last,
+                                y + g * kTileT * ldy + o0, ldy);
+      }
+    }
+  }
+  int64_t t = 0;
+  for (; t + kTileT <= n; t += kTileT) {
+    const float* xt = x + t * in;
+    int64_t o = o0;
+    float r[8];
+    for (; o + 2 <= oe; o += 2) {
+      Dot4x2(xt, in, wf + (o - ob) * in, wf + (o + 1 - ob) * in, r);
+      for (int k = 0; k < 4; ++k) {
+        y[(t + k) * ldy + o] = r[k * 2];
+        y[(t + k) * ldy + o + 1] = r[k * 2 + 1];
+      }
+    }
+    for (; o < oe; ++o) {
+      for (int k = 0; k < 4; ++k) y[(t + k) * ldy + o] = Dot1x1(xt + k * in, in, wf + (o - ob) * in);
+    }
+  }
+  for (; t < n; ++t) {
+    const float* xt = x + t * in;
+    int64_t o = ob;
+    for (; o + 4 <= oe; o += 4) {
+      const float* w0 = wf + (o - ob) * in;
+      Dot1x4(xt, in, w0, w0 + in, w0 + 2 * in, w0 + 3 * in, y + t * ldy + o);
+    }
+    for (; o < oe; ++o) y[t * ldy + o] = Dot1x1(xt, in, wf + (o - ob) * in);
+  }
+  return true;
+}
+
 template <typename W>
 void LinearAvx512(const float* x, int64_t n, int64_t in, const W* w, int64_t o_begin, int64_t o_end,
                   float* y, int64_t ldy) {
+  // Batches: rows in blocks of ~256 KB of f32 (L2; bf16 rows widened into per-thread scratch
+  // once per block), all tokens against one block before the next.
+  if (n >= (sizeof(W) == 4 ? kTileT : kWidenMinTokens)) {
+    const int64_t rows = kRowBlockBytes / (in * 4) / kTileR * kTileR;
+    const int64_t row_block = rows < kTileR ? kTileR : rows;
+    float* wf = nullptr;
+    if constexpr (sizeof(W) == 2) {
+      thread_local Scratch widened;
+      wf = widened.Get(row_block * in);
+    }
+    bool done = sizeof(W) == 4 || wf != nullptr;
+    for (int64_t ob = o_begin; done && ob < o_end; ob += row_block) {
+      const int64_t oe = ob + row_block < o_end ? ob + row_block : o_end;
+      const float* block = nullptr;
+      if constexpr (sizeof(W) == 2) {
+        WidenRows(w + ob * in, (oe - ob) * in, wf);
+        block = wf;
+      } else {
+        block = w + ob * in;
+      }
+      // Tokens in blocks whose activations stay in L2 beside the row block.
+      const int64_t by_l2 = kTokenBlockBytes / (in * 4) / kTileT * kTileT;
+      const int64_t token_block = by_l2 < kTileT ? kTileT : by_l2;
+      for (int64_t t0 = 0; done && t0 < n; t0 += token_block) {
+        const int64_t nt = n - t0 < token_block ? n - t0 : token_block;
+        done = BlockF32(x + t0 * in, nt, in, block, ob, oe, y + t0 * ldy, ldy);
+      }
+      if (!done && ob != o_begin) return;  // unreachable: the scratch only grows
+    }
+    if (done) return;
+  }
   // As in linear_avx2.cc: tokens in groups of four share each weight load (rows in pairs), the
   // remaining 0-3 tokens take rows in fours, and a row block's weights stay in L2 between the
   // token groups.
