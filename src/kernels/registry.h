@@ -36,6 +36,10 @@ using LinearQuantFn = void (*)(const int8_t* q, const float* d, int64_t n, int64
 using QuantizeRowQ8RFn = void (*)(const float* x, int64_t in, uint8_t* row);
 using QuantizeRowQ4_0Fn = void (*)(const float* x, int64_t in, uint8_t* scale, uint8_t* qs, size_t stride);
 
+// out[i] = gelu_tanh(gate[i]) · up[i] for i in [0, n) (GeGLU), gelu_tanh(z) =
+// 0.5·z·(1 + tanh(√(2/π)·(z + 0.044715·z³))), with the tables' vector tanh (softcap_<isa>.cc).
+using GeluTanhMulFn = void (*)(const float* gate, const float* up, float* out, int64_t n);
+
 struct CpuKernelTable {
   std::string_view name;  // "generic", "avx2", "avx512", "neon"
   bool (*supported)();    // whether this CPU can run the table
@@ -47,6 +51,7 @@ struct CpuKernelTable {
   LinearQuantFn linear_q4_0;  // kQ4_0 weights
   QuantizeRowQ8RFn quantize_row_q8r;
   QuantizeRowQ4_0Fn quantize_row_q4_0;
+  GeluTanhMulFn gelu_tanh_mul;
 };
 
 // The active table (chosen on first use; honours GEMMAD_CPU_ISA).
@@ -66,6 +71,9 @@ const CpuKernelTable* NeonCpuKernels();
 void SoftCapAvx2(float* x, int64_t n, float cap);
 void SoftCapAvx512(float* x, int64_t n, float cap);
 void SoftCapNeon(float* x, int64_t n, float cap);
+void GeluTanhMulAvx2(const float* gate, const float* up, float* out, int64_t n);
+void GeluTanhMulAvx512(const float* gate, const float* up, float* out, int64_t n);
+void GeluTanhMulNeon(const float* gate, const float* up, float* out, int64_t n);
 void QuantizeActsGeneric(const float* x, int64_t n, int64_t in, int8_t* q, float* d);
 void LinearQ8RGeneric(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                       int64_t o_begin, int64_t o_end, float* y, int64_t ldy);

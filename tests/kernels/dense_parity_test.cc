@@ -60,8 +60,9 @@ TEST(KernelRegistry, EveryTableIsComplete) {
     EXPECT_NE(t->linear_q4_0, nullptr);
     EXPECT_NE(t->quantize_row_q8r, nullptr);
     EXPECT_NE(t->quantize_row_q4_0, nullptr);
+    EXPECT_NE(t->gelu_tanh_mul, nullptr);
   }
-  static_assert(sizeof(CpuKernelTable) == sizeof(std::string_view) + 9 * sizeof(void*),
+  static_assert(sizeof(CpuKernelTable) == sizeof(std::string_view) + 10 * sizeof(void*),
                 "a new CpuKernelTable entry needs a line above");
 }
 
@@ -234,6 +235,36 @@ namespace {
 
 // Every kernel table's softcap against std::tanh over the ranges logits take: around zero (the
 // polynomial branch), the branch point 0.625·cap, saturation, odd lengths and misaligned starts.
+// GeGLU through every table's vector tanh: both tanh branches and the clamp, tails of every
+// length, against the double-precision reference.
+TEST(KernelParity, GeluTanhMulEveryTable) {
+  testing::ForEachKernelTable([](const CpuKernelTable& t) {
+    Rng rng(12);
+    for (int64_t n : {1, 3, 8, 15, 16, 17, 4099}) {
+      testing::Misaligned<float> g(n), u(n), o(n);
+      std::vector<float> want(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) {
+        const double scale = (i % 4 == 0) ? 1e-3 : (i % 4 == 1) ? 0.7 : (i % 4 == 2) ? 3.0 : 12.0;
+        g[i] = static_cast<float>(scale * (2.0 * rng.Uniform() - 1.0));
+        u[i] = static_cast<float>(2.0 * rng.Uniform() - 1.0);
+      }
+      if (n > 2) {
+        g[1] = -30.0f;  // 1 + tanh rounds to 0: exactly zero out, however large the up value
+        u[1] = 1e6f;
+      }
+      reference::GeluTanhMul(g.data(), u.data(), want.data(), n);
+      t.gelu_tanh_mul(g.data(), u.data(), o.data(), n);
+      if (n > 2) {
+        ASSERT_EQ(o[1], 0.0f) << t.name;
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        ASSERT_NEAR(o[i], want[i], 2e-7 * (1.0 + std::fabs(g[i])) + 2e-6 * std::fabs(want[i]))
+            << t.name << " n=" << n << " g=" << g[i];
+      }
+    }
+  });
+}
+
 TEST(KernelParity, SoftCapEveryTable) {
   testing::ForEachKernelTable([](const CpuKernelTable& t) {
     Rng rng(11);

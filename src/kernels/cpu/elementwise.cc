@@ -11,11 +11,6 @@ namespace {
 
 constexpr int64_t kMinChunk = 4096;
 
-inline float GeluTanh(float z) {
-  constexpr float kSqrt2OverPi = 0.7978845608028654f;
-  return 0.5f * z * (1.0f + std::tanh(kSqrt2OverPi * (z + 0.044715f * z * z * z)));
-}
-
 void CheckSameCount(const TensorView& a, const TensorView& b, const char* what) {
   GEMMAD_CHECK(a.NumElements() == b.NumElements(), "{}: {} vs {}", what, a.shape.ToString(), b.shape.ToString());
 }
@@ -31,9 +26,8 @@ void GeluTanhMul(const ExecContext& ctx, const TensorView& gate, const TensorVie
   const float* g = gate.As<const float>();
   const float* u = up.As<const float>();
   float* o = out.As<float>();
-  ParallelFor(ctx, gate.NumElements(), kMinChunk, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) o[i] = GeluTanh(g[i]) * u[i];
-  });
+  const GeluTanhMulFn fn = CpuKernels().gelu_tanh_mul;
+  ParallelFor(ctx, gate.NumElements(), kMinChunk, [&](int64_t b, int64_t e) { fn(g + b, u + b, o + b, e - b); });
 }
 
 void SoftCap(const ExecContext& ctx, const TensorView& x, float cap) {

@@ -375,7 +375,8 @@ const CpuKernelTable* Avx512CpuKernels() {
                                     vnni ? &LinearQ8RAvx512Vnni : &LinearQ8RAvx2,
                                     vnni ? &LinearQ4_0Avx512Vnni : &LinearQ4_0Avx2,
                                     &QuantizeRowQ8RAvx2,
-                                    &QuantizeRowQ4_0Avx2};
+                                    &QuantizeRowQ4_0Avx2,
+                                    &GeluTanhMulAvx512};
   return &table;
 }
 

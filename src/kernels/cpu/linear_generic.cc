@@ -67,6 +67,13 @@ void LinearBf16Generic(const float* x, int64_t n, int64_t in, const uint16_t* w,
 void SoftCapGeneric(float* x, int64_t n, float cap) {
   for (int64_t i = 0; i < n; ++i) x[i] = std::tanh(x[i] / cap) * cap;
 }
+void GeluTanhMulGeneric(const float* gate, const float* up, float* out, int64_t n) {
+  constexpr float kSqrt2OverPi = 0.7978845608028654f;
+  for (int64_t i = 0; i < n; ++i) {
+    const float z = gate[i];
+    out[i] = 0.5f * z * (1.0f + std::tanh(kSqrt2OverPi * (z + 0.044715f * z * z * z))) * up[i];
+  }
+}
 bool AlwaysSupported() { return true; }
 
 }  // namespace
@@ -75,7 +82,7 @@ const CpuKernelTable& GenericCpuKernels() {
   static const CpuKernelTable table{"generic",          &AlwaysSupported,  &LinearF32Generic,
                                      &LinearBf16Generic, &SoftCapGeneric,   &QuantizeActsGeneric,
                                      &LinearQ8RGeneric,  &LinearQ4_0Generic, &QuantizeRowQ8RGeneric,
-                                     &QuantizeRowQ4_0Generic};
+                                     &QuantizeRowQ4_0Generic, &GeluTanhMulGeneric};
   return table;
 }
 

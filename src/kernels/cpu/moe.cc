@@ -7,14 +7,10 @@
 
 #include "kernels/cpu/view_checks.h"
 #include "kernels/ops.h"
+#include "kernels/registry.h"
 
 namespace gemmad::kernels {
 namespace {
-
-inline float GeluTanh(float z) {
-  constexpr float kSqrt2OverPi = 0.7978845608028654f;
-  return 0.5f * z * (1.0f + std::tanh(kSqrt2OverPi * (z + 0.044715f * z * z * z)));
-}
 
 // A [rows, cols] view into `buf` (grown as needed).
 TensorView Scratch(std::vector<float>& buf, int64_t rows, int64_t cols) {
@@ -125,9 +121,10 @@ void MoeExperts(const ExecContext& ctx, const TensorView& x, const TensorView& g
     TensorView gu = Scratch(gu_buf, m, 2 * inter);
     Linear(ctx, xs, ExpertSlice(gate_up, e), gu);
     TensorView act = Scratch(act_buf, m, inter);
+    const GeluTanhMulFn gelu = CpuKernels().gelu_tanh_mul;
     for (int64_t r = 0; r < m; ++r) {
       const float* g = gu.As<const float>() + r * 2 * inter;
-      for (int64_t i = 0; i < inter; ++i) act.As<float>()[r * inter + i] = GeluTanh(g[i]) * g[inter + i];
+      gelu(g, g + inter, act.As<float>() + r * inter, inter);
     }
     TensorView y = Scratch(y_buf, m, hidden);
     Linear(ctx, act, ExpertSlice(down, e), y);

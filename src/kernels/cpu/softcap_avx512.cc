@@ -1,7 +1,8 @@
 // AVX-512 logit soft-capping, x <- cap * tanh(x / cap), 16 lanes at a time (this file is
 // compiled with -mavx512f -mavx512bw -mavx512vl -mavx512dq): the formula of softcap_avx2.cc
-// (Cephes odd polynomial for |y| < 0.625, otherwise 1 - 2 / (exp(2|y|) + 1); |y| clamped at 9),
-// with the last n % 16 elements as one masked load/store instead of a scalar loop.
+// (Cephes odd polynomial for |y| < 0.625, otherwise 1 - 2 / (exp(2|y|) + 1); |y| clamped at 10),
+// with the last n % 16 elements as one masked load/store instead of a scalar loop; GeGLU
+// (GeluTanhMulAvx512) with the same tanh.
 // GCC 12 reports the AVX-512 intrinsics' deliberately undefined pass-through operands
 // (_mm256_undefined_*) as uninitialised when they are inlined here (GCC bug 105593).
 #pragma GCC diagnostic push
@@ -17,7 +18,7 @@
 namespace gemmad::kernels {
 namespace {
 
-inline __m512 Exp(__m512 x) {  // x in [0, 18]
+inline __m512 Exp(__m512 x) {  // x in [0, 20]
   const __m512 log2e = _mm512_set1_ps(1.44269504088896341f);
   const __m512 ln2_hi = _mm512_set1_ps(0.693359375f);
   const __m512 ln2_lo = _mm512_set1_ps(-2.12194440e-4f);
@@ -40,7 +41,7 @@ inline __m512 Tanh(__m512 y) {
   const __m512i sign_mask = _mm512_set1_epi32(static_cast<int>(0x80000000u));
   const __m512i yi = _mm512_castps_si512(y);
   const __m512i sign = _mm512_and_si512(yi, sign_mask);
-  __m512 a = _mm512_min_ps(_mm512_castsi512_ps(_mm512_andnot_si512(sign_mask, yi)), _mm512_set1_ps(9.0f));
+  __m512 a = _mm512_min_ps(_mm512_castsi512_ps(_mm512_andnot_si512(sign_mask, yi)), _mm512_set1_ps(10.0f));
   // Large branch: 1 - 2 / (e^{2a} + 1).
   __m512 e = Exp(_mm512_add_ps(a, a));
   __m512 big = _mm512_sub_ps(_mm512_set1_ps(1.0f),
@@ -72,6 +73,24 @@ void SoftCapAvx512(float* x, int64_t n, float cap) {
     const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1u);
     __m512 v = _mm512_maskz_loadu_ps(m, x + i);
     _mm512_mask_storeu_ps(x + i, m, _mm512_mul_ps(Tanh(_mm512_mul_ps(v, inv)), vcap));
+  }
+}
+
+namespace {
+inline __m512 Gelu16(__m512 z, __m512 u) {
+  const __m512 k = _mm512_set1_ps(0.7978845608028654f), c = _mm512_set1_ps(0.044715f);
+  const __m512 y = _mm512_mul_ps(k, _mm512_fmadd_ps(_mm512_mul_ps(c, z), _mm512_mul_ps(z, z), z));
+  const __m512 g = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), z), _mm512_add_ps(_mm512_set1_ps(1.0f), Tanh(y)));
+  return _mm512_mul_ps(g, u);
+}
+}  // namespace
+
+void GeluTanhMulAvx512(const float* gate, const float* up, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(out + i, Gelu16(_mm512_loadu_ps(gate + i), _mm512_loadu_ps(up + i)));
+  if (i < n) {
+    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1u);
+    _mm512_mask_storeu_ps(out + i, m, Gelu16(_mm512_maskz_loadu_ps(m, gate + i), _mm512_maskz_loadu_ps(m, up + i)));
   }
 }
 

@@ -1,8 +1,8 @@
 // ARM NEON logit soft-capping, x <- cap * tanh(x / cap), 4 lanes at a time: the formula of
 // softcap_avx2.cc (Cephes odd polynomial for |y| < 0.625, otherwise 1 - 2 / (exp(2|y|) + 1) with
 // exp by range reduction, a degree-6 polynomial and 2^n from the exponent bits; |y| clamped at
-// 9), so it meets the same parity tolerance. The last n % 4 elements go through the same vector
-// code in a zero-padded copy. Built only for aarch64; parity-tested under qemu-aarch64.
+// 10), so it meets the same parity tolerance; GeGLU (GeluTanhMulNeon) with the same tanh. The
+// last n % 4 elements go through the same vector code in a zero-padded copy. Built only for aarch64; parity-tested under qemu-aarch64.
 #include <arm_neon.h>
 
 #include <cstdint>
@@ -13,7 +13,7 @@
 namespace gemmad::kernels {
 namespace {
 
-inline float32x4_t Exp(float32x4_t x) {  // x in [0, 18]
+inline float32x4_t Exp(float32x4_t x) {  // x in [0, 20]
   const float32x4_t ln2_hi = vdupq_n_f32(0.693359375f);
   const float32x4_t ln2_lo = vdupq_n_f32(-2.12194440e-4f);
   const float32x4_t n = vrndnq_f32(vmulq_f32(x, vdupq_n_f32(1.44269504088896341f)));
@@ -32,7 +32,7 @@ inline float32x4_t Exp(float32x4_t x) {  // x in [0, 18]
 
 inline float32x4_t Tanh(float32x4_t y) {
   const uint32x4_t sign = vandq_u32(vreinterpretq_u32_f32(y), vdupq_n_u32(0x80000000u));
-  const float32x4_t a = vminq_f32(vabsq_f32(y), vdupq_n_f32(9.0f));
+  const float32x4_t a = vminq_f32(vabsq_f32(y), vdupq_n_f32(10.0f));
   // Large branch: 1 - 2 / (e^{2a} + 1).
   const float32x4_t e = Exp(vaddq_f32(a, a));
   const float32x4_t big =
@@ -63,6 +63,28 @@ void SoftCapNeon(float* x, int64_t n, float cap) {
     std::memcpy(buf, x + i, rest * sizeof(float));
     vst1q_f32(buf, vmulq_f32(Tanh(vmulq_f32(vld1q_f32(buf), inv)), vcap));
     std::memcpy(x + i, buf, rest * sizeof(float));
+  }
+}
+
+namespace {
+inline float32x4_t Gelu4(float32x4_t z, float32x4_t u) {
+  const float32x4_t y = vmulq_f32(vdupq_n_f32(0.7978845608028654f),
+                                  vfmaq_f32(z, vmulq_f32(vdupq_n_f32(0.044715f), z), vmulq_f32(z, z)));
+  const float32x4_t g = vmulq_f32(vmulq_f32(vdupq_n_f32(0.5f), z), vaddq_f32(vdupq_n_f32(1.0f), Tanh(y)));
+  return vmulq_f32(g, u);
+}
+}  // namespace
+
+void GeluTanhMulNeon(const float* gate, const float* up, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) vst1q_f32(out + i, Gelu4(vld1q_f32(gate + i), vld1q_f32(up + i)));
+  if (i < n) {
+    float g[4] = {0.0f, 0.0f, 0.0f, 0.0f}, u[4] = {0.0f, 0.0f, 0.0f, 0.0f}, o[4];
+    const auto rest = static_cast<size_t>(n - i);
+    std::memcpy(g, gate + i, rest * sizeof(float));
+    std::memcpy(u, up + i, rest * sizeof(float));
+    vst1q_f32(o, Gelu4(vld1q_f32(g), vld1q_f32(u)));
+    std::memcpy(out + i, o, rest * sizeof(float));
   }
 }
 
