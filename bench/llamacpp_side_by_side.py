@@ -11,9 +11,13 @@ For each format (bf16, q8 = Q8_0 vs gemmad --quantization int8, q4 = Q4_0 vs int
   pp   = PP / (best wall of --max-tokens 1 on a PP-token prompt - load);
   tg   = TG / (best wall of --max-tokens 1+TG on the 3-token prompt - load), as e2b_decode_roofline.py.
   A gemmad failure (e.g. --quantization not implemented yet) shows as "error" in the row.
+--rounds N repeats the whole llama.cpp-then-gemmad sequence N times (format by format, so the two
+sides of a format run minutes apart at most) and reports each side's best round, plus every
+round's own ratios: on a shared VM a noisy minute then costs one round, not the comparison.
 
 Usage: bench/llamacpp_side_by_side.py --llama-bench PATH --gguf-bf16 F [--gguf-q8 F] [--gguf-q4 F]
        --gemmad build/release/gemmad --model DIR [--threads 2] [--pp 512] [--tg 64] [--reps 3]
+       [--rounds 1]
 """
 import argparse
 import json
@@ -93,26 +97,42 @@ def main():
     ap.add_argument("--pp", type=int, default=512)
     ap.add_argument("--tg", type=int, default=64)
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=1)
     args = ap.parse_args()
 
     formats = [(f, g) for f, g in (("bf16", args.gguf_bf16), ("q8", args.gguf_q8), ("q4", args.gguf_q4)) if g]
     if not formats:
         sys.exit("give at least one of --gguf-bf16/--gguf-q8/--gguf-q4")
+    per_round = {name: [] for name, _ in formats}  # (llama.cpp, gemmad, load before, load after)
+    for rnd in range(args.rounds):
+        for name, gguf in formats:
+            load = os.getloadavg()[0]
+            print(f"[round {rnd + 1}/{args.rounds}] [{name}] llama-bench (load {load:.2f}) ...", file=sys.stderr, flush=True)
+            lc = llama_bench(args.llama_bench, gguf, args.pp, args.tg, args.reps, args.threads)
+            print(f"[round {rnd + 1}/{args.rounds}] [{name}] gemmad --quantization {QUANT[name] or '(none)'} ...",
+                  file=sys.stderr, flush=True)
+            gm = gemmad_bench(args.gemmad, args.model, args.pp, args.tg, args.reps, args.threads, QUANT[name])
+            per_round[name].append((lc, gm, load, os.getloadavg()[0]))
     rows = []
-    for name, gguf in formats:
-        load = os.getloadavg()[0]
-        print(f"[{name}] llama-bench (load {load:.2f}) ...", file=sys.stderr, flush=True)
-        lc = llama_bench(args.llama_bench, gguf, args.pp, args.tg, args.reps, args.threads)
-        print(f"[{name}] gemmad --quantization {QUANT[name] or '(none)'} ...", file=sys.stderr, flush=True)
-        gm = gemmad_bench(args.gemmad, args.model, args.pp, args.tg, args.reps, args.threads, QUANT[name])
-        rows.append((name, lc, gm, load, os.getloadavg()[0]))
+    for name, _ in formats:
+        runs = per_round[name]
+        best_lc = {}
+        for key in ("pp", "tg"):
+            got = [r[0][key] for r in runs if key in r[0]]
+            if got:
+                best_lc[key] = max(got, key=lambda v: v[0])
+        if not best_lc:
+            best_lc = runs[0][0]
+        ok = [r[1] for r in runs if "error" not in r[1]]
+        best_gm = {"pp": max(g["pp"] for g in ok), "tg": max(g["tg"] for g in ok)} if ok else runs[0][1]
+        rows.append((name, best_lc, best_gm, min(r[2] for r in runs), max(r[3] for r in runs), runs))
 
     print(f"\n{args.threads} thread(s), pp{args.pp}, tg{args.tg}, best of {args.reps} (gemmad) / "
-          f"mean ± stddev (llama.cpp); ratio = gemmad / llama.cpp\n")
+          f"mean ± stddev (llama.cpp), best of {args.rounds} round(s) per side; ratio = gemmad / llama.cpp\n")
     print(f"| format | llama.cpp pp{args.pp} t/s | gemmad pp{args.pp} t/s | ratio | "
           "llama.cpp tg t/s | gemmad tg t/s | ratio | load avg |")
     print("|---|---|---|---|---|---|---|---|")
-    for name, lc, gm, l0, l1 in rows:
+    for name, lc, gm, l0, l1, _ in rows:
         if "error" in gm:
             gpp = gtg = None
         else:
@@ -120,7 +140,17 @@ def main():
         lpp, ltg = lc.get("pp"), lc.get("tg")
         print(f"| {name} | {fmt(lpp)} | {fmt(gpp)} | {ratio(lpp, gpp)} | {fmt(ltg)} | {fmt(gtg)} | "
               f"{ratio(ltg, gtg)} | {l0:.1f}-{l1:.1f} |")
-    for name, lc, gm, _, _ in rows:
+    if args.rounds > 1:
+        print("\nEach round's own ratios (pp / tg):\n")
+        for name, _, _, _, _, runs in rows:
+            cells = []
+            for lc, gm, _, _ in runs:
+                if "error" in gm:
+                    cells.append("error")
+                else:
+                    cells.append(f"{ratio(lc.get('pp'), gm['pp'])} / {ratio(lc.get('tg'), gm['tg'])}")
+            print(f"- {name}: " + ", ".join(cells))
+    for name, lc, gm, _, _, _ in rows:
         for who, r in (("llama.cpp", lc), ("gemmad", gm)):
             if "error" in r:
                 print(f"\n{name}: {who} error: {r['error']}")

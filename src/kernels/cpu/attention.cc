@@ -1,12 +1,12 @@
 // Paged KV writes and paged causal attention with online softmax. One task is up to kTaskTokens
 // consecutive query rows of one sequence and one KV head, with all the query heads that share it
-// (GQA): R = tokens x group rows of q. Keys are visited in chunks of kChunk at fixed key indices
-// (multiples of kChunk); a chunk's keys and values are gathered once through the block table,
-// widened to f32 (values transposed), and shared by the task's R rows through the registry's f32
-// Linear: S = Q·Kᵀ, then O += P·V. Keys outside a row's [lo, qi] are masked to p = 0, keys
-// outside every row's range are never read (freed blocks below a sliding window are never
-// touched). A row's result depends only on its own q, keys and range, never on which rows
-// shared its task (batch-invariant, like Linear).
+// (GQA; halved until there are as many tasks as threads): R = tokens x heads rows of q. Keys are
+// visited in chunks of kChunk at fixed key indices (multiples of kChunk); a chunk's keys and
+// values are gathered once through the block table, widened to f32 (values transposed), and
+// shared by the task's R rows through the registry's f32 Linear: S = Q·Kᵀ, then O += P·V. Keys
+// outside a row's [lo, qi] are masked to p = 0, keys outside every row's range are never read
+// (freed blocks below a sliding window are never touched). A row's result depends only on its
+// own q, keys and range, never on which rows shared its task (batch-invariant, like Linear).
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -14,6 +14,7 @@
 #include "kernels/cpu/view_checks.h"
 #include "kernels/ops.h"
 #include "kernels/registry.h"
+#include "kernels/thread_pool.h"
 
 namespace gemmad::kernels {
 namespace {
@@ -64,17 +65,17 @@ struct TaskShape {
   float scale;
 };
 
-// Rows r = token ti * group + head gi of the task: query rows t0 + ti (key indices qi0 + ti) of
-// one sequence, query heads kvh * group + gi, all reading KV head kvh.
+// Rows r = token ti * g + head gi of the task: query rows t0 + ti (key indices qi0 + ti) of
+// one sequence, query heads kvh * group + h0 + gi for gi < g, all reading KV head kvh.
 template <typename T>
 void AttendTask(const CpuKernelTable& kt, const float* q, const T* kc, const T* vc, const AttentionSequence& seq,
-                int64_t t0, int64_t tokens, int64_t qi0, int64_t window, int64_t kvh, const TaskShape& sh,
-                float* out) {
-  const int64_t d = sh.d, g = sh.group, rows = tokens * g;
+                int64_t t0, int64_t tokens, int64_t qi0, int64_t window, int64_t kvh, int64_t h0, int64_t g,
+                const TaskShape& sh, float* out) {
+  const int64_t d = sh.d, rows = tokens * g, head0 = kvh * sh.group + h0;
   thread_local TaskScratch ws;
   ws.Size(rows, d);
   for (int64_t ti = 0; ti < tokens; ++ti) {
-    const float* src = q + ((t0 + ti) * sh.heads + kvh * g) * d;
+    const float* src = q + ((t0 + ti) * sh.heads + head0) * d;
     std::copy(src, src + g * d, ws.q.data() + ti * g * d);
     for (int64_t gi = 0; gi < g; ++gi) {
       ws.qi[ti * g + gi] = qi0 + ti;
@@ -136,7 +137,7 @@ void AttendTask(const CpuKernelTable& kt, const float* q, const T* kc, const T* 
     }
   }
   for (int64_t ti = 0; ti < tokens; ++ti) {
-    float* dst = out + ((t0 + ti) * sh.heads + kvh * g) * d;
+    float* dst = out + ((t0 + ti) * sh.heads + head0) * d;
     for (int64_t gi = 0; gi < g; ++gi) {
       const int64_t r = ti * g + gi;
       const float inv = 1.0f / ws.l[r];
@@ -235,18 +236,25 @@ void PagedAttention(const ExecContext& ctx, const TensorView& q, const TensorVie
   const CpuKernelTable& kt = CpuKernels();
   const TaskShape sh{block_size, kv_heads * d, d, group, heads, scale};
   const Run* run_list = runs.data();
-  ParallelFor(ctx, static_cast<int64_t>(runs.size()) * kv_heads, 1, [&](int64_t b, int64_t e) {
+  // Too few tasks for the threads (a decode step of one sequence: one task per KV head): the
+  // query heads of a group are split between tasks (each gathers the chunks itself).
+  const int64_t threads = ctx.pool != nullptr ? ctx.pool->num_threads() : 1;
+  const int64_t base_tasks = static_cast<int64_t>(runs.size()) * kv_heads;
+  int64_t splits = 1;
+  while (base_tasks * splits < threads && group % (splits * 2) == 0) splits *= 2;
+  const int64_t per_split = group / splits;
+  ParallelFor(ctx, base_tasks * splits, 1, [&](int64_t b, int64_t e) {
     for (int64_t task = b; task < e; ++task) {
-      const Run& ru = run_list[task / kv_heads];
-      const int64_t kvh = task % kv_heads;
+      const Run& ru = run_list[task / (kv_heads * splits)];
+      const int64_t kvh = task / splits % kv_heads, h0 = task % splits * per_split;
       const auto& sq = sequences[ru.seq];
       const int64_t qi0 = sq.first_kv_index + (ru.t0 - sq.token_begin);
       if (bf16) {
         AttendTask(kt, q.As<const float>(), k_cache.As<const uint16_t>(), v_cache.As<const uint16_t>(), sq, ru.t0,
-                   ru.tokens, qi0, window, kvh, sh, out.As<float>());
+                   ru.tokens, qi0, window, kvh, h0, per_split, sh, out.As<float>());
       } else {
         AttendTask(kt, q.As<const float>(), k_cache.As<const float>(), v_cache.As<const float>(), sq, ru.t0,
-                   ru.tokens, qi0, window, kvh, sh, out.As<float>());
+                   ru.tokens, qi0, window, kvh, h0, per_split, sh, out.As<float>());
       }
     }
   });
