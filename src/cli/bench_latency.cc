@@ -49,20 +49,13 @@ double Mean(const std::vector<double>& v) {
 }  // namespace
 
 int RunBenchLatency(const std::vector<std::string>& args) {
-  const std::vector<FlagSpec> table = WithEngineFlags(kFlags);
-  auto flags = ParseFlags(args, table, /*max_positional=*/1);
-  if (!flags.ok()) return Fail(2, flags.status().message());
-  const ParsedFlags& f = *flags;
-  if (f.help_requested) {
-    std::fputs(FormatHelp(kUsage, kDescription, {{"Benchmark", kFlags}, {"Engine", OfflineEngineFlags()}}).c_str(),
-               stdout);
-    return 0;
-  }
-  const int64_t input_len = f.GetInt("input-len"), output_len = f.GetInt("output-len");
+  auto cmd = ParseOfflineCommand(args, kFlags, kUsage, kDescription);
+  if (!cmd.ok()) return Fail(2, cmd.status().message());
+  if (cmd->help_printed) return 0;
+  const ParsedFlags& f = cmd->flags;
+  const int64_t input_len = cmd->input_len, output_len = cmd->output_len;
   const int64_t batch = f.GetInt("batch-size");
   const int64_t warmup = f.GetInt("num-iters-warmup"), iters = f.GetInt("num-iters");
-  if (input_len < 1) return Fail(2, "--input-len must be at least 1");
-  if (output_len < 1 || output_len > (int64_t{1} << 30)) return Fail(2, "--output-len must be at least 1");
   if (batch < 1 || batch > (int64_t{1} << 20)) return Fail(2, "--batch-size must be at least 1");
   if (warmup < 0) return Fail(2, "--num-iters-warmup must be non-negative");
   if (iters < 1) return Fail(2, "--num-iters must be at least 1");

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -101,6 +102,25 @@ std::vector<FlagSpec> WithEngineFlags(FlagTable bench) {
   std::vector<FlagSpec> all(bench.begin(), bench.end());
   all.insert(all.end(), std::begin(kEngineFlags), std::end(kEngineFlags));
   return all;
+}
+
+Result<OfflineCommand> ParseOfflineCommand(const std::vector<std::string>& args, FlagTable bench, const char* usage,
+                                           const char* description) {
+  const std::vector<FlagSpec> table = WithEngineFlags(bench);
+  GEMMAD_ASSIGN_OR_RETURN(ParsedFlags f, ParseFlags(args, table, /*max_positional=*/1));
+  OfflineCommand c;
+  if (f.help_requested) {
+    std::fputs(FormatHelp(usage, description, {{"Benchmark", bench}, {"Engine", OfflineEngineFlags()}}).c_str(),
+               stdout);
+    c.help_printed = true;
+    return c;
+  }
+  c.input_len = f.GetInt("input-len");
+  c.output_len = f.GetInt("output-len");
+  if (c.input_len < 1) return InvalidArgumentError("--input-len must be at least 1");
+  if (c.output_len < 1 || c.output_len > (int64_t{1} << 30)) return InvalidArgumentError("--output-len must be at least 1");
+  c.flags = std::move(f);
+  return c;
 }
 
 Result<std::string> OfflineModelName(const ParsedFlags& f) {

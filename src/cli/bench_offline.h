@@ -28,6 +28,17 @@ FlagTable OfflineEngineFlags();
 // `bench` followed by the engine flags: one table for ParseFlags.
 std::vector<FlagSpec> WithEngineFlags(FlagTable bench);
 
+// One offline benchmark's command line, parsed against `bench` + the engine flags, with the
+// --input-len and --output-len every benchmark has, checked.
+struct OfflineCommand {
+  ParsedFlags flags;
+  int64_t input_len = 0, output_len = 0;
+  bool help_printed = false;  // --help: the help went to stdout, nothing else to do
+};
+// A usage error (bad flag, bad length) is an InvalidArgument with the message to print.
+Result<OfflineCommand> ParseOfflineCommand(const std::vector<std::string>& args, FlagTable bench, const char* usage,
+                                           const char* description);
+
 // The model name: the single positional argument or --model (one of them, or both equal).
 Result<std::string> OfflineModelName(const ParsedFlags& f);
 

@@ -40,19 +40,12 @@ int Fail(int code, const std::string& message) {
 }  // namespace
 
 int RunBenchThroughput(const std::vector<std::string>& args) {
-  const std::vector<FlagSpec> table = WithEngineFlags(kFlags);
-  auto flags = ParseFlags(args, table, /*max_positional=*/1);
-  if (!flags.ok()) return Fail(2, flags.status().message());
-  const ParsedFlags& f = *flags;
-  if (f.help_requested) {
-    std::fputs(FormatHelp(kUsage, kDescription, {{"Benchmark", kFlags}, {"Engine", OfflineEngineFlags()}}).c_str(),
-               stdout);
-    return 0;
-  }
-  const int64_t input_len = f.GetInt("input-len"), output_len = f.GetInt("output-len");
+  auto cmd = ParseOfflineCommand(args, kFlags, kUsage, kDescription);
+  if (!cmd.ok()) return Fail(2, cmd.status().message());
+  if (cmd->help_printed) return 0;
+  const ParsedFlags& f = cmd->flags;
+  const int64_t input_len = cmd->input_len, output_len = cmd->output_len;
   const int64_t num_prompts = f.GetInt("num-prompts");
-  if (input_len < 1) return Fail(2, "--input-len must be at least 1");
-  if (output_len < 1 || output_len > (int64_t{1} << 30)) return Fail(2, "--output-len must be at least 1");
   if (num_prompts < 1 || num_prompts > (int64_t{1} << 24)) return Fail(2, "--num-prompts must be at least 1");
   if (auto name = OfflineModelName(f); !name.ok()) return Fail(2, name.status().message());
   auto e = StartOfflineEngine(f, input_len + output_len);
