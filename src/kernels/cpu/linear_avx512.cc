@@ -224,17 +224,45 @@ constexpr int64_t kSlice = 512;
 // L2 budget of a batch: the f32 row block and the block of tokens that runs against it.
 constexpr int64_t kRowBlockBytes = int64_t{512} << 10, kTokenBlockBytes = int64_t{768} << 10;
 
-// Rows [ob, oe) of the f32 matrix wf (row r at wf + (r - ob) * in) for all n tokens. Returns
-// false (nothing written) when the chain scratch cannot be had.
-bool BlockF32(const float* x, int64_t n, int64_t in, const float* wf, int64_t ob, int64_t oe, float* y,
-              int64_t ldy) {
-  const int64_t groups = n / kTileT;
-  __m512* acc = nullptr;
-  if (in > kSlice) {
-    thread_local Scratch chains;
-    acc = reinterpret_cast<__m512*>(chains.Get(groups * kTileT * kTileR * 16));
-    if (acc == nullptr) return false;
+// The tiles of a row block [ob, oe) whose row r is at wb + (r - ob) * in: groups of four tokens
+// take rows [o_grouped, oe) in pairs (4x2, a lone last row 1x1), the remaining 0-3 tokens take
+// all rows [ob, oe) in fours (1x4).
+template <typename W>
+void SmallTiles(const float* x, int64_t n, int64_t in, const W* wb, int64_t ob, int64_t o_grouped, int64_t oe,
+                float* y, int64_t ldy) {
+  int64_t t = 0;
+  for (; t + 4 <= n; t += 4) {
+    const float* xt = x + t * in;
+    int64_t o = o_grouped;
+    float r[8];
+    for (; o + 2 <= oe; o += 2) {
+      Dot4x2(xt, in, wb + (o - ob) * in, wb + (o + 1 - ob) * in, r);
+      for (int k = 0; k < 4; ++k) {
+        y[(t + k) * ldy + o] = r[k * 2];
+        y[(t + k) * ldy + o + 1] = r[k * 2 + 1];
+      }
+    }
+    for (; o < oe; ++o) {
+      for (int k = 0; k < 4; ++k) y[(t + k) * ldy + o] = Dot1x1(xt + k * in, in, wb + (o - ob) * in);
+    }
   }
+  for (; t < n; ++t) {
+    const float* xt = x + t * in;
+    int64_t o = ob;
+    for (; o + 4 <= oe; o += 4) {
+      const W* w0 = wb + (o - ob) * in;
+      Dot1x4(xt, in, w0, w0 + in, w0 + 2 * in, w0 + 3 * in, y + t * ldy + o);
+    }
+    for (; o < oe; ++o) y[t * ldy + o] = Dot1x1(xt, in, wb + (o - ob) * in);
+  }
+}
+
+// Rows [ob, oe) of the f32 matrix wf (row r at wf + (r - ob) * in) for all n tokens: the 4x6
+// tiles over element slices (chains kept in `acc` between slices: n / 4 * 24 vectors, or nullptr
+// when in <= kSlice), then SmallTiles for the rows and tokens they leave.
+void BlockF32(const float* x, int64_t n, int64_t in, const float* wf, int64_t ob, int64_t oe, __m512* acc,
+              float* y, int64_t ldy) {
+  const int64_t groups = n / kTileT;
   int64_t o0 = ob;
   for (; o0 + kTileR <= oe; o0 += kTileR) {
     const float* wr = wf + (o0 - ob) * in;
@@ -247,99 +275,53 @@ bool BlockF32(const float* x, int64_t n, int64_t in, const float* wf, int64_t ob
       }
     }
   }
-  int64_t t = 0;
-  for (; t + kTileT <= n; t += kTileT) {
-    const float* xt = x + t * in;
-    int64_t o = o0;
-    float r[8];
-    for (; o + 2 <= oe; o += 2) {
-      Dot4x2(xt, in, wf + (o - ob) * in, wf + (o + 1 - ob) * in, r);
-      for (int k = 0; k < 4; ++k) {
-        y[(t + k) * ldy + o] = r[k * 2];
-        y[(t + k) * ldy + o + 1] = r[k * 2 + 1];
-      }
-    }
-    for (; o < oe; ++o) {
-      for (int k = 0; k < 4; ++k) y[(t + k) * ldy + o] = Dot1x1(xt + k * in, in, wf + (o - ob) * in);
-    }
-  }
-  for (; t < n; ++t) {
-    const float* xt = x + t * in;
-    int64_t o = ob;
-    for (; o + 4 <= oe; o += 4) {
-      const float* w0 = wf + (o - ob) * in;
-      Dot1x4(xt, in, w0, w0 + in, w0 + 2 * in, w0 + 3 * in, y + t * ldy + o);
-    }
-    for (; o < oe; ++o) y[t * ldy + o] = Dot1x1(xt, in, wf + (o - ob) * in);
-  }
-  return true;
+  SmallTiles(x, n, in, wf, ob, o0, oe, y, ldy);
 }
 
 template <typename W>
 void LinearAvx512(const float* x, int64_t n, int64_t in, const W* w, int64_t o_begin, int64_t o_end,
                   float* y, int64_t ldy) {
-  // Batches: rows in blocks of ~256 KB of f32 (L2; bf16 rows widened into per-thread scratch
-  // once per block), all tokens against one block before the next.
+  // Batches: rows in L2 blocks of f32 (bf16 rows widened into per-thread scratch once per block),
+  // tokens in blocks whose activations stay in L2 beside them, all of a token block against one
+  // row block before the next. Without the scratch (allocation failed) the small tiles run.
   if (n >= (sizeof(W) == 4 ? kTileT : kWidenMinTokens)) {
     const int64_t rows = kRowBlockBytes / (in * 4) / kTileR * kTileR;
     const int64_t row_block = rows < kTileR ? kTileR : rows;
+    const int64_t tokens = kTokenBlockBytes / (in * 4) / kTileT * kTileT;
+    const int64_t token_block = tokens < kTileT ? kTileT : tokens;
+    thread_local Scratch chains, widened;
+    __m512* acc = nullptr;
+    if (in > kSlice) {
+      const int64_t most = (n < token_block ? n : token_block) / kTileT;
+      acc = reinterpret_cast<__m512*>(chains.Get(most * kTileT * kTileR * 16));
+    }
     float* wf = nullptr;
-    if constexpr (sizeof(W) == 2) {
-      thread_local Scratch widened;
-      wf = widened.Get(row_block * in);
-    }
-    bool done = sizeof(W) == 4 || wf != nullptr;
-    for (int64_t ob = o_begin; done && ob < o_end; ob += row_block) {
-      const int64_t oe = ob + row_block < o_end ? ob + row_block : o_end;
-      const float* block = nullptr;
-      if constexpr (sizeof(W) == 2) {
-        WidenRows(w + ob * in, (oe - ob) * in, wf);
-        block = wf;
-      } else {
-        block = w + ob * in;
+    if constexpr (sizeof(W) == 2) wf = widened.Get(row_block * in);
+    if ((in <= kSlice || acc != nullptr) && (sizeof(W) == 4 || wf != nullptr)) {
+      for (int64_t ob = o_begin; ob < o_end; ob += row_block) {
+        const int64_t oe = ob + row_block < o_end ? ob + row_block : o_end;
+        const float* block = nullptr;
+        if constexpr (sizeof(W) == 2) {
+          WidenRows(w + ob * in, (oe - ob) * in, wf);
+          block = wf;
+        } else {
+          block = w + ob * in;
+        }
+        for (int64_t t0 = 0; t0 < n; t0 += token_block) {
+          const int64_t nt = n - t0 < token_block ? n - t0 : token_block;
+          BlockF32(x + t0 * in, nt, in, block, ob, oe, acc, y + t0 * ldy, ldy);
+        }
       }
-      // Tokens in blocks whose activations stay in L2 beside the row block.
-      const int64_t by_l2 = kTokenBlockBytes / (in * 4) / kTileT * kTileT;
-      const int64_t token_block = by_l2 < kTileT ? kTileT : by_l2;
-      for (int64_t t0 = 0; done && t0 < n; t0 += token_block) {
-        const int64_t nt = n - t0 < token_block ? n - t0 : token_block;
-        done = BlockF32(x + t0 * in, nt, in, block, ob, oe, y + t0 * ldy, ldy);
-      }
-      if (!done && ob != o_begin) return;  // unreachable: the scratch only grows
+      return;
     }
-    if (done) return;
   }
-  // As in linear_avx2.cc: tokens in groups of four share each weight load (rows in pairs), the
-  // remaining 0-3 tokens take rows in fours, and a row block's weights stay in L2 between the
+  // As in linear_avx2.cc: the small tiles over row blocks whose weights stay in L2 between the
   // token groups.
   const int64_t by_l2 = (int64_t{128} << 10) / (in * static_cast<int64_t>(sizeof(W)));
   const int64_t row_block = by_l2 < 2 ? 2 : by_l2;
   for (int64_t ob = o_begin; ob < o_end; ob += row_block) {
     const int64_t oe = ob + row_block < o_end ? ob + row_block : o_end;
-    int64_t t = 0;
-    for (; t + 4 <= n; t += 4) {
-      const float* xt = x + t * in;
-      int64_t o = ob;
-      float r[8];
-      for (; o + 2 <= oe; o += 2) {
-        Dot4x2(xt, in, w + o * in, w + (o + 1) * in, r);
-        for (int k = 0; k < 4; ++k) {
-          y[(t + k) * ldy + o] = r[k * 2];
-          y[(t + k) * ldy + o + 1] = r[k * 2 + 1];
-        }
-      }
-      for (; o < oe; ++o) {
-        for (int k = 0; k < 4; ++k) y[(t + k) * ldy + o] = Dot1x1(xt + k * in, in, w + o * in);
-      }
-    }
-    for (; t < n; ++t) {
-      const float* xt = x + t * in;
-      int64_t o = ob;
-      for (; o + 4 <= oe; o += 4) {
-        Dot1x4(xt, in, w + o * in, w + (o + 1) * in, w + (o + 2) * in, w + (o + 3) * in, y + t * ldy + o);
-      }
-      for (; o < oe; ++o) y[t * ldy + o] = Dot1x1(xt, in, w + o * in);
-    }
+    SmallTiles(x, n, in, w + ob * in, ob, ob, oe, y, ldy);
   }
 }
 
