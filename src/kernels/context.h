@@ -15,7 +15,9 @@ struct ExecContext {
 
 // Splits [0, n) into contiguous chunks of at least `min_chunk` items and calls fn(begin, end) for
 // each, across the context's pool (the caller included). Chunk sizes differ by at most one item;
-// their count is ParallelForChunks(threads, n, min_chunk). fn runs on several threads at once.
+// their count is ParallelForChunks(threads, n, min_chunk). fn runs on several threads at once: each
+// thread first takes a contiguous run of chunks in ascending order (its share), then the chunks
+// other threads have not reached yet, from the back of their runs.
 void ParallelFor(const ExecContext& ctx, int64_t n, int64_t min_chunk,
                  const std::function<void(int64_t, int64_t)>& fn);
 

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <ctime>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -191,6 +192,35 @@ TEST(ParallelFor, ChunkCounts) {
   EXPECT_EQ(ParallelForChunks(4, 3, 1), 3);       // fewer chunks than threads
   EXPECT_EQ(ParallelForChunks(3, 7 * 10, 10), 6);
   EXPECT_EQ(ParallelForChunks(2, 10, 0), 8);      // min_chunk < 1 counts as 1
+}
+
+// Each thread takes its own contiguous run of chunks from the front; a thread stuck in a chunk has
+// the rest of its run taken by the others from the back, so the job still finishes.
+TEST(ParallelFor, StuckThreadsChunksAreTakenFromTheBack) {
+  ThreadPool pool(2, 50);
+  ExecContext ctx{&pool};
+  ASSERT_EQ(ParallelForChunks(2, 8, 1), 8);  // runs [0, 4) and [4, 8)
+  std::mutex mu;
+  std::vector<std::pair<int64_t, std::thread::id>> order;  // (chunk, thread) as they start
+  ParallelFor(ctx, 8, 1, [&](int64_t b, int64_t e) {
+    ASSERT_EQ(e, b + 1);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      order.emplace_back(b, std::this_thread::get_id());
+    }
+    if (b == 0) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  });
+  ASSERT_EQ(order.size(), 8u);
+  std::thread::id stuck;
+  std::vector<int64_t> by_other;
+  for (const auto& [c, id] : order) {
+    if (c == 0) stuck = id;
+  }
+  for (const auto& [c, id] : order) {
+    if (id != stuck) by_other.push_back(c);
+  }
+  // The other thread ran its own run in order, then the stuck run's chunks from the back.
+  EXPECT_EQ(by_other, (std::vector<int64_t>{4, 5, 6, 7, 3, 2, 1}));
 }
 
 TEST(ParallelFor, CoversRangeOnceInEvenChunksOfAtLeastMinChunk) {
