@@ -1,7 +1,8 @@
 // Paged KV writes and paged causal attention with online softmax. One task is up to kTaskTokens
 // consecutive query rows of one sequence and one KV head, with all the query heads that share it
 // (GQA; halved until there are as many tasks as threads): R = tokens x heads rows of q. Keys are
-// visited in chunks of kChunk at fixed key indices (multiples of kChunk); a chunk's keys and
+// visited in chunks of kChunk at fixed key indices (multiples of kChunk), each cut after the last
+// key any row of the task reads (in steps of kKeyStep); a chunk's keys and
 // values are gathered once through the block table, widened to f32 (values transposed), and
 // shared by the task's R rows through the registry's f32 Linear: S = Q·Kᵀ, then O += P·V. Keys
 // outside a row's [lo, qi] are masked to p = 0, keys outside every row's range are never read
@@ -21,6 +22,7 @@ namespace {
 
 constexpr int64_t kChunk = 64;       // keys per chunk
 constexpr int64_t kTaskTokens = 4;  // query rows of one sequence per task
+constexpr int64_t kKeyStep = 16;    // a chunk is gathered up to its last needed key in steps of this
 // exp(x) for x below -kUnderflow is taken as 0: those weights are below 2^-115 of the row's
 // largest, and left as they are they reach the float denormal range (exp(-87.3) = FLT_MIN), in
 // which every multiply-add costs a microcode assist (8.2 s instead of 4.6 s for an E2B 512-token
@@ -88,28 +90,32 @@ void AttendTask(const CpuKernelTable& kt, const float* q, const T* kc, const T* 
   const int64_t first = ws.lo[0], last = qi0 + tokens - 1;  // union of the rows' ranges
   const int64_t head_off = kvh * d;
   for (int64_t c0 = first / kChunk * kChunk; c0 <= last; c0 += kChunk) {
-    // Gather the chunk: K as [kChunk, d], V transposed as [d, kChunk]; zeros outside [first, last].
-    for (int64_t j = 0; j < kChunk; ++j) {
+    // The chunk's first nk keys: up to the last key any row reads, in whole steps of kKeyStep (a
+    // decode step's last chunk is mostly empty). Rows stay batch-invariant: the extra keys of a
+    // longer union only add p = 0 terms at the end of P·V's reduction.
+    const int64_t nk = std::min(kChunk, (last - c0 + kKeyStep) / kKeyStep * kKeyStep);
+    // Gather: K as [nk, d], V transposed as [d, nk]; zeros outside [first, last].
+    for (int64_t j = 0; j < nk; ++j) {
       const int64_t key = c0 + j;
       float* kr = ws.k.data() + j * d;
       if (key < first || key > last) {
         std::fill(kr, kr + d, 0.0f);
-        for (int64_t i = 0; i < d; ++i) ws.vt[i * kChunk + j] = 0.0f;
+        for (int64_t i = 0; i < d; ++i) ws.vt[i * nk + j] = 0.0f;
         continue;
       }
       const int64_t block = seq.block_table[key / sh.block_size];
       const int64_t off = (block * sh.block_size + key % sh.block_size) * sh.row_stride + head_off;
       for (int64_t i = 0; i < d; ++i) kr[i] = Widen(kc[off + i]);
-      for (int64_t i = 0; i < d; ++i) ws.vt[i * kChunk + j] = Widen(vc[off + i]);
+      for (int64_t i = 0; i < d; ++i) ws.vt[i * nk + j] = Widen(vc[off + i]);
     }
-    kt.linear_f32(ws.q.data(), rows, d, ws.k.data(), 0, kChunk, ws.s.data(), kChunk);  // S = Q·Kᵀ
+    kt.linear_f32(ws.q.data(), rows, d, ws.k.data(), 0, nk, ws.s.data(), nk);  // S = Q·Kᵀ, [rows, nk]
     bool any = false;
     for (int64_t r = 0; r < rows; ++r) {
-      float* sr = ws.s.data() + r * kChunk;
-      const int64_t jb = std::max<int64_t>(0, ws.lo[r] - c0), je = std::min<int64_t>(kChunk, ws.qi[r] - c0 + 1);
+      float* sr = ws.s.data() + r * nk;
+      const int64_t jb = std::max<int64_t>(0, ws.lo[r] - c0), je = std::min<int64_t>(nk, ws.qi[r] - c0 + 1);
       ws.live[r] = jb < je;
       if (jb >= je) {
-        std::fill(sr, sr + kChunk, 0.0f);
+        std::fill(sr, sr + nk, 0.0f);
         continue;
       }
       float mx = -INFINITY;
@@ -117,7 +123,7 @@ void AttendTask(const CpuKernelTable& kt, const float* q, const T* kc, const T* 
       const float m_new = std::max(ws.m[r], mx);
       ws.corr[r] = ExpOrZero(ws.m[r] - m_new);  // 0 on the row's first chunk (m = -inf)
       float sum = 0.0f;
-      for (int64_t j = 0; j < kChunk; ++j) {
+      for (int64_t j = 0; j < nk; ++j) {
         const float p = (j >= jb && j < je) ? ExpOrZero(sr[j] * sh.scale - m_new) : 0.0f;
         sr[j] = p;
         sum += p;
@@ -127,7 +133,7 @@ void AttendTask(const CpuKernelTable& kt, const float* q, const T* kc, const T* 
       any = true;
     }
     if (!any) continue;
-    kt.linear_f32(ws.s.data(), rows, kChunk, ws.vt.data(), 0, d, ws.tmp.data(), d);  // P·V
+    kt.linear_f32(ws.s.data(), rows, nk, ws.vt.data(), 0, d, ws.tmp.data(), d);  // P·V
     for (int64_t r = 0; r < rows; ++r) {
       if (!ws.live[r]) continue;
       float* o = ws.o.data() + r * d;
