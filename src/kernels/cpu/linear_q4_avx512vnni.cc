@@ -8,7 +8,7 @@
 // quarters) straight into int32 lanes; the accumulator starts at -8·Σx of the lane's eight
 // activations, so each lane ends at its exact Σ (q4 - 8)·x. One convert and one FMA with the
 // lanes' d_w·d_x add the chunk, so every block keeps its own scale. An odd last block is one
-// masked chunk (zeros above, scale 0). Tiles: one token × four pairs, four tokens × two pairs;
+// masked chunk (zeros above, scale 0). Tiles: one token × four (then two, one) pairs, four tokens × two pairs;
 // every (token, row) output takes the same chunk steps and the same lane reduction in every tile,
 // so results are batch- and range-invariant. The lone last row of an odd count (plain GGML
 // blocks) runs one 256-bit block at a time. Include no header with inline code here beyond
@@ -160,8 +160,10 @@ void LinearQ4_0Avx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in
   const auto put = [&](int64_t t, int64_t row, float v) {
     if (row >= o_begin && row < o_end) y[t * ldy + row] = v;
   };
+  // Row blocks keep the weights that several tokens read in L2; a single token reads every pair
+  // once, so its whole range is one block (no 1-pair remainders at each block's end).
   const int64_t by_l2 = (int64_t{128} << 10) / (nb * kPairBytes);
-  const int64_t pair_block = by_l2 < 4 ? 4 : by_l2;
+  const int64_t pair_block = n == 1 ? p_end - p_begin : (by_l2 < 4 ? 4 : by_l2);
   float r[16];
   for (int64_t pb = p_begin; pb < p_end; pb += pair_block) {
     const int64_t pe = pb + pair_block < p_end ? pb + pair_block : p_end;
@@ -186,6 +188,11 @@ void LinearQ4_0Avx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in
       for (; p + 4 <= pe; p += 4) {
         PairTile<1, 4>(q + t * in, d + t * nb, in, nb, w + p * nb * kPairBytes, r);
         for (int j = 0; j < 8; ++j) put(t, 2 * p + j, r[j]);
+      }
+      if (p + 2 <= pe) {
+        PairTile<1, 2>(q + t * in, d + t * nb, in, nb, w + p * nb * kPairBytes, r);
+        for (int j = 0; j < 4; ++j) put(t, 2 * p + j, r[j]);
+        p += 2;
       }
       for (; p < pe; ++p) {
         PairTile<1, 1>(q + t * in, d + t * nb, in, nb, w + p * nb * kPairBytes, r);
