@@ -1,5 +1,5 @@
-// RMSNorm and RoPE ops (row-parallel). The mean square accumulates in double; the scale is
-// pow(ms, -0.5) in fp32 as the reference model computes it.
+// RMSNorm and RoPE ops (row-parallel). The mean square accumulates in double (four interleaved
+// sums); the scale is pow(ms, -0.5) in fp32 as the reference model computes it.
 #include <cmath>
 
 #include "kernels/cpu/view_checks.h"
@@ -21,18 +21,30 @@ void RmsNorm(const ExecContext& ctx, const TensorView& x, const TensorView& weig
   }
   const float* xp = x.As<const float>();
   float* op = out.As<float>();
+  const bool bf16_weight = has_weight && weight.dtype == tensor::DType::kBF16;
   ParallelFor(ctx, rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
     for (int64_t r = b; r < e; ++r) {
       const float* xr = xp + r * n;
       float* yr = op + r * n;
-      double ss = 0.0;
-      for (int64_t j = 0; j < n; ++j) ss += static_cast<double>(xr[j]) * xr[j];
+      // Four interleaved double sums (the squares are exact in double), so the adds do not wait
+      // on each other; combined in a fixed order, so a row's result never depends on its neighbours.
+      double s4[4] = {0.0, 0.0, 0.0, 0.0};
+      int64_t j = 0;
+      for (; j + 4 <= n; j += 4) {
+        for (int k = 0; k < 4; ++k) s4[k] += static_cast<double>(xr[j + k]) * xr[j + k];
+      }
+      for (; j < n; ++j) s4[0] += static_cast<double>(xr[j]) * xr[j];
+      const double ss = (s4[0] + s4[1]) + (s4[2] + s4[3]);
       const float ms = static_cast<float>(ss / static_cast<double>(n)) + eps;
       const float inv = std::pow(ms, -0.5f);
-      if (has_weight) {
-        for (int64_t j = 0; j < n; ++j) yr[j] = (xr[j] * inv) * internal::LoadAsFloat(weight.data, weight.dtype, j);
+      if (bf16_weight) {
+        const uint16_t* wp = weight.As<const uint16_t>();
+        for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] * inv) * tensor::Bf16ToFloat(wp[i]);
+      } else if (has_weight) {
+        const float* wp = weight.As<const float>();
+        for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] * inv) * wp[i];
       } else {
-        for (int64_t j = 0; j < n; ++j) yr[j] = xr[j] * inv;
+        for (int64_t i = 0; i < n; ++i) yr[i] = xr[i] * inv;
       }
     }
   });
