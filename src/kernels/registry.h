@@ -40,6 +40,12 @@ using QuantizeRowQ4_0Fn = void (*)(const float* x, int64_t in, uint8_t* scale, u
 // 0.5·z·(1 + tanh(√(2/π)·(z + 0.044715·z³))), with the tables' vector tanh (softcap_<isa>.cc).
 using GeluTanhMulFn = void (*)(const float* gate, const float* up, float* out, int64_t n);
 
+// out[i] = exp((x[i] - shift) · scale) for i in [0, n), for arguments <= 0 (softmax weights,
+// sampling): 0 where the argument is below kExpShiftedFloor (no denormals, -inf included), within
+// 3 ulp of std::exp elsewhere. A NaN argument gives an unspecified value. out may alias x.
+using ExpShiftedFn = void (*)(const float* x, int64_t n, float shift, float scale, float* out);
+inline constexpr float kExpShiftedFloor = -87.0f;
+
 struct CpuKernelTable {
   std::string_view name;  // "generic", "avx2", "avx512", "neon"
   bool (*supported)();    // whether this CPU can run the table
@@ -52,6 +58,7 @@ struct CpuKernelTable {
   QuantizeRowQ8RFn quantize_row_q8r;
   QuantizeRowQ4_0Fn quantize_row_q4_0;
   GeluTanhMulFn gelu_tanh_mul;
+  ExpShiftedFn exp_shifted;
 };
 
 // The active table (chosen on first use; honours GEMMAD_CPU_ISA).
@@ -74,6 +81,9 @@ void SoftCapNeon(float* x, int64_t n, float cap);
 void GeluTanhMulAvx2(const float* gate, const float* up, float* out, int64_t n);
 void GeluTanhMulAvx512(const float* gate, const float* up, float* out, int64_t n);
 void GeluTanhMulNeon(const float* gate, const float* up, float* out, int64_t n);
+void ExpShiftedAvx2(const float* x, int64_t n, float shift, float scale, float* out);
+void ExpShiftedAvx512(const float* x, int64_t n, float shift, float scale, float* out);
+void ExpShiftedNeon(const float* x, int64_t n, float shift, float scale, float* out);
 void QuantizeActsGeneric(const float* x, int64_t n, int64_t in, int8_t* q, float* d);
 void LinearQ8RGeneric(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                       int64_t o_begin, int64_t o_end, float* y, int64_t ldy);

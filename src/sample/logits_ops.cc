@@ -4,18 +4,36 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/registry.h"
+
 namespace gemmad::sample {
 namespace {
 
 inline bool Finite(float x) { return x > kNegInf && !std::isnan(x); }
 
+constexpr size_t kSampleBlock = 1024;  // logits per block of the draw's running sum (a multiple of 8)
+
+// The largest logit, -inf when none is finite (NaN and -inf never compare greater), with eight
+// independent running maxima so that the compares do not wait on each other.
+float MaxLogit(std::span<const float> logits) {
+  float m[8];
+  std::fill(m, m + 8, kNegInf);
+  const size_t n = logits.size();
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) m[k] = logits[i + k] > m[k] ? logits[i + k] : m[k];
+  }
+  for (; i < n; ++i) m[0] = logits[i] > m[0] ? logits[i] : m[0];
+  float mx = kNegInf;
+  for (float v : m) mx = v > mx ? v : mx;
+  return mx;
+}
+
 }  // namespace
 
 double LogSumExp(std::span<const float> logits) {
-  float mx = kNegInf;
-  for (float x : logits) {
-    if (Finite(x) && x > mx) mx = x;
-  }
+  const float mx = MaxLogit(logits);
   if (!Finite(mx)) return -std::numeric_limits<double>::infinity();
   double sum = 0.0;
   for (float x : logits) {
@@ -140,32 +158,62 @@ int32_t SampleFiltered(std::span<const float> logits, float temperature, int32_t
                        float min_p, double uniform, FilterScratch* scratch) {
   auto& cand = scratch->cand;  // first (logit, id), then (probability / max probability, id)
   cand.clear();
-  float mx = kNegInf;
-  for (float x : logits) {
-    if (Finite(x) && x > mx) mx = x;
-  }
+  const float mx = MaxLogit(logits);
   if (!Finite(mx)) return -1;
   const double t = static_cast<double>(temperature);
   // min_p: prob >= min_p * max prob  <=>  logit >= max + T * ln(min_p).
   const double floor = min_p > 0.0f ? mx + t * std::log(static_cast<double>(min_p)) : -1e300;
   if (top_k <= 0 && top_p >= 1.0f) {  // temperature (and min_p) only: no candidate list needed
+    // The weights through the CPU kernel table's vector exp, then the filter; the mass is summed
+    // per block (four interleaved sums each, so the adds do not wait on one another), and the
+    // draw skips whole blocks before it scans one.
+    const size_t n = logits.size(), num_blocks = (n + kSampleBlock - 1) / kSampleBlock;
     auto& r = scratch->values;
-    r.assign(logits.size(), 0.0f);
-    const float inv_t = static_cast<float>(1.0 / t);
+    r.resize(n);
+    kernels::CpuKernels().exp_shifted(logits.data(), static_cast<int64_t>(n), mx, static_cast<float>(1.0 / t),
+                                      r.data());
+    auto& blocks = scratch->block_sums;
+    blocks.assign(num_blocks, 0.0);
     double total = 0.0;
-    for (size_t i = 0; i < logits.size(); ++i) {
-      if (Finite(logits[i]) && static_cast<double>(logits[i]) >= floor) total += (r[i] = std::exp((logits[i] - mx) * inv_t));
+    int32_t last = -1;
+    for (size_t bi = 0; bi < num_blocks; ++bi) {
+      double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+      const size_t b = bi * kSampleBlock, e = std::min(n, b + kSampleBlock);
+      size_t i = b;
+      const auto keep = [&](size_t j) {  // the filtered weight of logit j
+        if (!Finite(logits[j]) || static_cast<double>(logits[j]) < floor) r[j] = 0.0f;
+        return static_cast<double>(r[j]);
+      };
+      for (; i + 4 <= e; i += 4) {
+        s0 += keep(i);
+        s1 += keep(i + 1);
+        s2 += keep(i + 2);
+        s3 += keep(i + 3);
+      }
+      for (; i < e; ++i) s0 += keep(i);
+      for (size_t j = e; j > b; --j) {
+        if (r[j - 1] > 0.0f) {
+          last = static_cast<int32_t>(j - 1);
+          break;
+        }
+      }
+      blocks[bi] = (s0 + s1) + (s2 + s3);
+      total += blocks[bi];
     }
     const double target = uniform * total;
     double acc = 0.0;
-    int32_t last = -1;
-    for (size_t i = 0; i < r.size(); ++i) {
-      if (r[i] <= 0.0f) continue;
-      acc += r[i];
-      last = static_cast<int32_t>(i);
-      if (acc > target) return last;
+    for (size_t bi = 0; bi < num_blocks; ++bi) {
+      if (acc + blocks[bi] <= target) {
+        acc += blocks[bi];
+        continue;
+      }
+      for (size_t i = bi * kSampleBlock, e = std::min(n, i + kSampleBlock); i < e; ++i) {
+        if (r[i] <= 0.0f) continue;
+        acc += r[i];
+        if (acc > target) return static_cast<int32_t>(i);
+      }
     }
-    return last;
+    return last;  // rounding left the running sum at or below the target: the last token with mass
   }
   for (size_t i = 0; i < logits.size(); ++i) {
     if (Finite(logits[i]) && static_cast<double>(logits[i]) >= floor) cand.emplace_back(logits[i], static_cast<int32_t>(i));

@@ -53,6 +53,7 @@ int32_t ArgMax(std::span<const float> logits);
 struct FilterScratch {
   std::vector<std::pair<double, int32_t>> cand;  // (logit, then probability / max probability; id)
   std::vector<float> values;
+  std::vector<double> block_sums;  // the temperature-only draw's mass per block of logits
 };
 int32_t SampleFiltered(std::span<const float> logits, float temperature, int32_t top_k, float top_p,
                        float min_p, double uniform, FilterScratch* scratch);

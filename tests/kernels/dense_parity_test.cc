@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kernels/ops.h"
@@ -61,8 +62,9 @@ TEST(KernelRegistry, EveryTableIsComplete) {
     EXPECT_NE(t->quantize_row_q8r, nullptr);
     EXPECT_NE(t->quantize_row_q4_0, nullptr);
     EXPECT_NE(t->gelu_tanh_mul, nullptr);
+    EXPECT_NE(t->exp_shifted, nullptr);
   }
-  static_assert(sizeof(CpuKernelTable) == sizeof(std::string_view) + 10 * sizeof(void*),
+  static_assert(sizeof(CpuKernelTable) == sizeof(std::string_view) + 11 * sizeof(void*),
                 "a new CpuKernelTable entry needs a line above");
 }
 
@@ -260,6 +262,43 @@ TEST(KernelParity, GeluTanhMulEveryTable) {
       for (int64_t i = 0; i < n; ++i) {
         ASSERT_NEAR(o[i], want[i], 2e-7 * (1.0 + std::fabs(g[i])) + 2e-6 * std::fabs(want[i]))
             << t.name << " n=" << n << " g=" << g[i];
+      }
+    }
+  });
+}
+
+// Every table's exp_shifted against double-precision exp of the same float argument
+// (x - shift) · scale: arguments from 0 down past the floor, -inf, the floor itself, tails of
+// every length, misaligned starts, and in place.
+TEST(KernelParity, ExpShiftedEveryTable) {
+  testing::ForEachKernelTable([](const CpuKernelTable& t) {
+    Rng rng(13);
+    for (const auto& [shift, scale] : {std::pair{0.0f, 1.0f}, std::pair{12.5f, 1.0f / 0.7f}, std::pair{-3.0f, 2.0f}}) {
+      for (int64_t n : {1, 3, 4, 7, 8, 15, 16, 17, 4099}) {
+        testing::Misaligned<float> x(n), o(n);
+        for (int64_t i = 0; i < n; ++i) x[i] = shift + static_cast<float>(-95.0 * rng.Uniform()) / scale;
+        if (n > 3) {
+          x[0] = shift;  // argument 0: exactly 1
+          x[1] = -INFINITY;
+          x[2] = shift + kExpShiftedFloor / scale;
+          x[3] = shift - 1e-3f;
+        }
+        std::vector<float> in(x.data(), x.data() + n);
+        t.exp_shifted(x.data(), n, shift, scale, o.data());
+        for (int64_t i = 0; i < n; ++i) {
+          const float y = (in[static_cast<size_t>(i)] - shift) * scale;
+          if (y < kExpShiftedFloor) {
+            ASSERT_EQ(o[i], 0.0f) << t.name << " y=" << y;
+            continue;
+          }
+          const double want = std::exp(static_cast<double>(y));
+          ASSERT_NEAR(o[i], want, 3.6e-7 * want) << t.name << " n=" << n << " y=" << y;
+        }
+        if (n > 3) {
+          ASSERT_EQ(o[0], 1.0f) << t.name;
+        }
+        t.exp_shifted(x.data(), n, shift, scale, x.data());  // in place
+        for (int64_t i = 0; i < n; ++i) ASSERT_EQ(x[i], o[i]) << t.name << " in place, i=" << i;
       }
     }
   });

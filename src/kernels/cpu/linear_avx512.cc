@@ -358,7 +358,7 @@ const CpuKernelTable* Avx512CpuKernels() {
                                     vnni ? &LinearQ4_0Avx512Vnni : &LinearQ4_0Avx2,
                                     &QuantizeRowQ8RAvx2,
                                     &QuantizeRowQ4_0Avx2,
-                                    &GeluTanhMulAvx512};
+                                    &GeluTanhMulAvx512, &ExpShiftedAvx512};
   return &table;
 }
 

@@ -74,6 +74,12 @@ void GeluTanhMulGeneric(const float* gate, const float* up, float* out, int64_t 
     out[i] = 0.5f * z * (1.0f + std::tanh(kSqrt2OverPi * (z + 0.044715f * z * z * z))) * up[i];
   }
 }
+void ExpShiftedGeneric(const float* x, int64_t n, float shift, float scale, float* out) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float y = (x[i] - shift) * scale;
+    out[i] = y < kExpShiftedFloor ? 0.0f : std::exp(y);
+  }
+}
 bool AlwaysSupported() { return true; }
 
 }  // namespace
@@ -82,7 +88,7 @@ const CpuKernelTable& GenericCpuKernels() {
   static const CpuKernelTable table{"generic",          &AlwaysSupported,  &LinearF32Generic,
                                      &LinearBf16Generic, &SoftCapGeneric,   &QuantizeActsGeneric,
                                      &LinearQ8RGeneric,  &LinearQ4_0Generic, &QuantizeRowQ8RGeneric,
-                                     &QuantizeRowQ4_0Generic, &GeluTanhMulGeneric};
+                                     &QuantizeRowQ4_0Generic, &GeluTanhMulGeneric, &ExpShiftedGeneric};
   return table;
 }
 

@@ -148,7 +148,8 @@ const CpuKernelTable* NeonCpuKernels() {
   // Quantized Linear: the portable kernels for now (no NEON int8 dot-product kernels yet).
   static const CpuKernelTable table{"neon",          &NeonSupported,    &LinearF32Neon,    &LinearBf16Neon,
                                      &SoftCapNeon,    &QuantizeActsGeneric, &LinearQ8RGeneric, &LinearQ4_0Generic,
-                                     &QuantizeRowQ8RGeneric, &QuantizeRowQ4_0Generic, &GeluTanhMulNeon};
+                                     &QuantizeRowQ8RGeneric, &QuantizeRowQ4_0Generic, &GeluTanhMulNeon,
+                                     &ExpShiftedNeon};
   return &table;
 }
 

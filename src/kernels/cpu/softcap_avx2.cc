@@ -86,4 +86,20 @@ void GeluTanhMulAvx2(const float* gate, const float* up, float* out, int64_t n) 
   }
 }
 
+// Exp's Cody-Waite reduction and polynomial hold for any argument whose 2^n is a normal float; the
+// argument is clamped at the floor and the lanes below it set to 0.
+void ExpShiftedAvx2(const float* x, int64_t n, float shift, float scale, float* out) {
+  const __m256 vs = _mm256_set1_ps(shift), vk = _mm256_set1_ps(scale), floor = _mm256_set1_ps(kExpShiftedFloor);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 y = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vs), vk);
+    const __m256 keep = _mm256_cmp_ps(y, floor, _CMP_GE_OQ);
+    _mm256_storeu_ps(out + i, _mm256_and_ps(keep, Exp(_mm256_max_ps(y, floor))));
+  }
+  for (; i < n; ++i) {
+    const float y = (x[i] - shift) * scale;
+    out[i] = y < kExpShiftedFloor ? 0.0f : std::exp(y);
+  }
+}
+
 }  // namespace gemmad::kernels

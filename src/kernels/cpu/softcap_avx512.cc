@@ -2,7 +2,7 @@
 // compiled with -mavx512f -mavx512bw -mavx512vl -mavx512dq): the formula of softcap_avx2.cc
 // (Cephes odd polynomial for |y| < 0.625, otherwise 1 - 2 / (exp(2|y|) + 1); |y| clamped at 10),
 // with the last n % 16 elements as one masked load/store instead of a scalar loop; GeGLU
-// (GeluTanhMulAvx512) with the same tanh.
+// (GeluTanhMulAvx512) with the same tanh; ExpShiftedAvx512 with its exp.
 // GCC 12 reports the AVX-512 intrinsics' deliberately undefined pass-through operands
 // (_mm256_undefined_*) as uninitialised when they are inlined here (GCC bug 105593).
 #pragma GCC diagnostic push
@@ -91,6 +91,23 @@ void GeluTanhMulAvx512(const float* gate, const float* up, float* out, int64_t n
   if (i < n) {
     const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1u);
     _mm512_mask_storeu_ps(out + i, m, Gelu16(_mm512_maskz_loadu_ps(m, gate + i), _mm512_maskz_loadu_ps(m, up + i)));
+  }
+}
+
+// Exp's Cody-Waite reduction and polynomial hold for any argument whose 2^n is a normal float; the
+// argument is clamped at the floor and the lanes below it set to 0.
+void ExpShiftedAvx512(const float* x, int64_t n, float shift, float scale, float* out) {
+  const __m512 vs = _mm512_set1_ps(shift), vk = _mm512_set1_ps(scale), floor = _mm512_set1_ps(kExpShiftedFloor);
+  const auto one = [&](__m512 v) {
+    const __m512 y = _mm512_mul_ps(_mm512_sub_ps(v, vs), vk);
+    const __mmask16 keep = _mm512_cmp_ps_mask(y, floor, _CMP_GE_OQ);
+    return _mm512_maskz_mov_ps(keep, Exp(_mm512_max_ps(y, floor)));
+  };
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(out + i, one(_mm512_loadu_ps(x + i)));
+  if (i < n) {
+    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1u);
+    _mm512_mask_storeu_ps(out + i, m, one(_mm512_maskz_loadu_ps(m, x + i)));
   }
 }
 

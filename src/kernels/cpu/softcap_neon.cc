@@ -1,7 +1,8 @@
 // ARM NEON logit soft-capping, x <- cap * tanh(x / cap), 4 lanes at a time: the formula of
 // softcap_avx2.cc (Cephes odd polynomial for |y| < 0.625, otherwise 1 - 2 / (exp(2|y|) + 1) with
 // exp by range reduction, a degree-6 polynomial and 2^n from the exponent bits; |y| clamped at
-// 10), so it meets the same parity tolerance; GeGLU (GeluTanhMulNeon) with the same tanh. The
+// 10), so it meets the same parity tolerance; GeGLU (GeluTanhMulNeon) with the same tanh, and
+// ExpShiftedNeon with its exp. The
 // last n % 4 elements go through the same vector code in a zero-padded copy. Built only for aarch64; parity-tested under qemu-aarch64.
 #include <arm_neon.h>
 
@@ -84,6 +85,26 @@ void GeluTanhMulNeon(const float* gate, const float* up, float* out, int64_t n) 
     std::memcpy(g, gate + i, rest * sizeof(float));
     std::memcpy(u, up + i, rest * sizeof(float));
     vst1q_f32(o, Gelu4(vld1q_f32(g), vld1q_f32(u)));
+    std::memcpy(out + i, o, rest * sizeof(float));
+  }
+}
+
+// Exp's reduction and polynomial hold for any argument whose 2^n is a normal float; the argument
+// is clamped at the floor and the lanes below it set to 0.
+void ExpShiftedNeon(const float* x, int64_t n, float shift, float scale, float* out) {
+  const float32x4_t vs = vdupq_n_f32(shift), vk = vdupq_n_f32(scale), floor = vdupq_n_f32(kExpShiftedFloor);
+  const auto one = [&](float32x4_t v) {
+    const float32x4_t y = vmulq_f32(vsubq_f32(v, vs), vk);
+    const uint32x4_t keep = vcgeq_f32(y, floor);
+    return vreinterpretq_f32_u32(vandq_u32(keep, vreinterpretq_u32_f32(Exp(vmaxq_f32(y, floor)))));
+  };
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) vst1q_f32(out + i, one(vld1q_f32(x + i)));
+  if (i < n) {
+    float v[4] = {shift, shift, shift, shift}, o[4];
+    const auto rest = static_cast<size_t>(n - i);
+    std::memcpy(v, x + i, rest * sizeof(float));
+    vst1q_f32(o, one(vld1q_f32(v)));
     std::memcpy(out + i, o, rest * sizeof(float));
   }
 }
