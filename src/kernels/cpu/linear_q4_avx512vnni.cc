@@ -8,9 +8,10 @@
 // quarters) straight into int32 lanes; the accumulator starts at -8·Σx of the lane's eight
 // activations, so each lane ends at its exact Σ (q4 - 8)·x. One convert and one FMA with the
 // lanes' d_w·d_x add the chunk, so every block keeps its own scale. An odd last block is one
-// masked chunk (zeros above, scale 0). Tiles: one token × four (then two, one) pairs, four tokens × two pairs;
-// every (token, row) output takes the same chunk steps and the same lane reduction in every tile,
-// so results are batch- and range-invariant. The lone last row of an odd count (plain GGML
+// masked chunk (zeros above, scale 0). Tiles: one token × four (then two, one) pairs, four
+// tokens × two pairs; every (token, row) output takes the same chunk steps, the same d_w·d_x
+// products and the same lane reduction in every tile, so results are batch- and range-invariant.
+// The one-token four-pair tile (batch-1 decode) converts its pairs' sixteen scales at once. The lone last row of an odd count (plain GGML
 // blocks) runs one 256-bit block at a time. Include no header with inline code here beyond
 // intrinsics and the registry's declarations. GCC 12 reports the AVX-512 intrinsics' undefined
 // pass-through operands as uninitialised (GCC bug 105593).
@@ -128,6 +129,53 @@ inline void PairTile(const int8_t* q, const float* d, int64_t in, int64_t nb, co
   }
 }
 
+// PairTile<1, 4> with the same lanes and steps, for every chunk but an odd last one: unmasked
+// loads, and the four pairs' sixteen f16 scales converted at once and multiplied by the chunk's
+// activation scales once (the products are the ones Step forms, so results are bit-identical).
+inline void Tile1x4(const int8_t* q, const float* d, int64_t nb, const uint8_t* pairs, float* out) {
+  __m512 acc[4];
+  for (int p = 0; p < 4; ++p) acc[p] = _mm512_setzero_ps();
+  const int64_t ahead = nb * kPairBytes >= 8192 ? 4096 : 16384, full = nb / 2;
+  const __m512i m = _mm512_set1_epi8(15);
+  const __m512i dx_lanes = _mm512_setr_epi32(0, 0, 8, 8, 0, 0, 8, 8, 0, 0, 8, 8, 0, 0, 8, 8);  // x.dx: b x8, b+1 x8
+  __m512i spread[4];
+  for (int p = 0; p < 4; ++p) {
+    spread[p] = _mm512_add_epi32(_mm512_set1_epi32(4 * p),
+                                 _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3));
+  }
+  for (int64_t c = 0; c < full; ++c) {
+    const uint8_t* blk[4];
+    for (int p = 0; p < 4; ++p) blk[p] = pairs + (p * nb + 2 * c) * kPairBytes;
+    for (int p = 0; p < 4; ++p) {
+      const char* at = reinterpret_cast<const char*>(blk[p]) + ahead;
+      _mm_prefetch(at, _MM_HINT_T0);
+      _mm_prefetch(at + 64, _MM_HINT_T0);
+    }
+    const XChunk x = LoadX(q, d, c, false);
+    // Halves 4p..4p+3 = pair p's [d_even(b), d_odd(b), d_even(b+1), d_odd(b+1)].
+    __m128i h[4];
+    for (int p = 0; p < 4; ++p) {
+      h[p] = _mm_unpacklo_epi32(_mm_cvtsi32_si128(Load4(blk[p])), _mm_cvtsi32_si128(Load4(blk[p] + kPairBytes)));
+    }
+    const __m256i halves = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi64(h[0], h[1])),
+                                                   _mm_unpacklo_epi64(h[2], h[3]), 1);
+    const __m512 scales = _mm512_mul_ps(_mm512_cvtph_ps(halves), _mm512_permutexvar_ps(dx_lanes, x.dx));
+    for (int p = 0; p < 4; ++p) {
+      const __m512i v = _mm512_inserti64x4(
+          _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk[p] + 4))),
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk[p] + kPairBytes + 4)), 1);
+      const __m512i lo = _mm512_and_si512(v, m), hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), m);
+      const __m512i dot = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(x.neg_bias, lo, x.lo), hi, x.hi);
+      acc[p] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_permutexvar_ps(spread[p], scales), acc[p]);
+    }
+  }
+  if (nb % 2 == 1) {
+    const XChunk x = LoadX(q, d, full, true);
+    for (int p = 0; p < 4; ++p) acc[p] = Step(acc[p], LoadW(pairs + (p * nb + 2 * full) * kPairBytes, true), x);
+  }
+  for (int p = 0; p < 4; ++p) Reduce(acc[p], out + 2 * p);
+}
+
 // The lone last row (plain GGML blocks) for one token, a block at a time: elements 0..31 of the
 // block are [low nibbles, high nibbles] in order, against x with the same -8·Σx start.
 float LoneRow(const int8_t* q, const float* d, int64_t nb, const uint8_t* row) {
@@ -186,7 +234,7 @@ void LinearQ4_0Avx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in
     for (; t < n; ++t) {
       int64_t p = pb;
       for (; p + 4 <= pe; p += 4) {
-        PairTile<1, 4>(q + t * in, d + t * nb, in, nb, w + p * nb * kPairBytes, r);
+        Tile1x4(q + t * in, d + t * nb, nb, w + p * nb * kPairBytes, r);
         for (int j = 0; j < 8; ++j) put(t, 2 * p + j, r[j]);
       }
       if (p + 2 <= pe) {
