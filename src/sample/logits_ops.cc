@@ -11,7 +11,7 @@ namespace {
 
 inline bool Finite(float x) { return x > kNegInf && !std::isnan(x); }
 
-constexpr size_t kSampleBlock = 1024;  // logits per block of the draw's running sum (a multiple of 8)
+constexpr size_t kSampleBlock = 1024;  // logits per block of the draw's running sum
 
 // The largest logit, -inf when none is finite (NaN and -inf never compare greater), with eight
 // independent running maxima so that the compares do not wait on each other.

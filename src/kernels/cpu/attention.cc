@@ -2,12 +2,12 @@
 // consecutive query rows of one sequence and one KV head, with all the query heads that share it
 // (GQA; halved until there are as many tasks as threads): R = tokens x heads rows of q. Keys are
 // visited in chunks of kChunk at fixed key indices (multiples of kChunk), each cut after the last
-// key any row of the task reads (in steps of kKeyStep); a chunk's keys and
-// values are gathered once through the block table, widened to f32 (values transposed), and
-// shared by the task's R rows through the registry's f32 Linear: S = Q·Kᵀ, then O += P·V. Keys
-// outside a row's [lo, qi] are masked to p = 0, keys outside every row's range are never read
-// (freed blocks below a sliding window are never touched). A row's result depends only on its
-// own q, keys and range, never on which rows shared its task (batch-invariant, like Linear).
+// key any row of the task reads (in steps of kKeyStep); a chunk's keys and values are gathered
+// once through the block table, widened to f32 (values transposed), and shared by the task's R
+// rows through the registry's f32 Linear: S = Q·Kᵀ, then O += P·V. Keys outside a row's [lo, qi]
+// are masked to p = 0, keys outside every row's range are never read (freed blocks below a
+// sliding window are never touched). A row's result depends only on its own q, keys and range,
+// never on which rows shared its task (batch-invariant, like Linear).
 #include <algorithm>
 #include <cmath>
 #include <vector>

@@ -35,6 +35,10 @@ constexpr int64_t kPairBytes = 36;  // sizeof(tensor::BlockQ4_0x2)
 constexpr int64_t kLoneBytes = 18;  // sizeof(tensor::BlockQ4_0)
 constexpr __mmask64 kLowBlock = 0xFFFFFFFFull;
 
+// How far ahead of a batch-1 tile's read points the software prefetch runs, for pairs of nb
+// blocks: within each pair's own stream when a pair is 8 KB or more, else across the next pairs.
+constexpr int64_t PrefetchAhead(int64_t nb) { return nb * kPairBytes >= 8192 ? 4096 : 16384; }
+
 inline int32_t Load4(const uint8_t* p) {
   int32_t v;
   std::memcpy(&v, p, 4);
@@ -107,7 +111,7 @@ inline void PairTile(const int8_t* q, const float* d, int64_t in, int64_t nb, co
   for (int t = 0; t < T; ++t) {
     for (int p = 0; p < P; ++p) acc[t][p] = _mm512_setzero_ps();
   }
-  const int64_t ahead = nb * kPairBytes >= 8192 ? 4096 : 16384;
+  const int64_t ahead = PrefetchAhead(nb);
   for (int64_t c = 0; c < (nb + 1) / 2; ++c) {
     const bool half = 2 * c + 1 == nb;
     WChunk w[P];
@@ -135,7 +139,7 @@ inline void PairTile(const int8_t* q, const float* d, int64_t in, int64_t nb, co
 inline void Tile1x4(const int8_t* q, const float* d, int64_t nb, const uint8_t* pairs, float* out) {
   __m512 acc[4];
   for (int p = 0; p < 4; ++p) acc[p] = _mm512_setzero_ps();
-  const int64_t ahead = nb * kPairBytes >= 8192 ? 4096 : 16384, full = nb / 2;
+  const int64_t ahead = PrefetchAhead(nb), full = nb / 2;
   const __m512i m = _mm512_set1_epi8(15);
   const __m512i dx_lanes = _mm512_setr_epi32(0, 0, 8, 8, 0, 0, 8, 8, 0, 0, 8, 8, 0, 0, 8, 8);  // x.dx: b x8, b+1 x8
   __m512i spread[4];
