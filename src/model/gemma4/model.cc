@@ -50,7 +50,8 @@ Result<std::unique_ptr<Model>> Model::FromCheckpoint(Checkpoint checkpoint, cons
   GEMMAD_ASSIGN_OR_RETURN(m->weights_, BindWeights(c, lookup, ""));
   if (model_options.quantization != WeightQuantization::kNone) {
     kernels::ThreadPool pool(std::max(1, model_options.num_threads));
-    m->quantization_report_ = QuantizeModelWeights(model_options.quantization, kernels::ExecContext{&pool}, &m->weights_);
+    GEMMAD_ASSIGN_OR_RETURN(m->quantization_report_,
+                            QuantizeModelWeights(model_options.quantization, kernels::ExecContext{&pool}, &m->weights_));
     GEMMAD_LOG_INFO("--quantization {}: {}", WeightQuantizationName(model_options.quantization),
                     m->quantization_report_.ToString());
   }

@@ -5,19 +5,22 @@
 
 #include <chrono>
 #include <memory>
+#include <vector>
 
 #include "kernels/ops.h"
 
 namespace gemmad::model::gemma4 {
 namespace {
 
+// Two passes over the same views: Plan() lists the convertible ones and their offsets in one
+// arena (in the order a decode step reads them), Run() allocates the arena on huge pages and
+// converts into it.
 class Quantizer {
  public:
   Quantizer(tensor::DType dtype, const kernels::ExecContext& exec, Weights* w) : dtype_(dtype), exec_(exec), w_(w) {}
 
-  // Converts *v (rows of its last dim) when it can be; an empty view is skipped silently.
-  void Convert(tensor::TensorView* v) {
-    if (v->data == nullptr) return;
+  // Counts *v in (rows of its last dim) when it can be converted.
+  void Plan(tensor::TensorView* v) {
     const int64_t in = v->shape[v->shape.rank - 1];
     if (in % 32 != 0 || (v->dtype != tensor::DType::kF32 && v->dtype != tensor::DType::kBF16)) {
       ++report_.num_kept;
@@ -25,21 +28,40 @@ class Quantizer {
     }
     tensor::TensorView q = *v;
     q.dtype = dtype_;
-    auto buf = std::unique_ptr<uint8_t[]>(new uint8_t[q.SizeBytes()]);
-    q.data = buf.get();
-    kernels::QuantizeWeights(exec_, *v, q);
-    report_.bytes_before += v->SizeBytes();
-    report_.bytes_after += q.SizeBytes();
-    ++report_.num_quantized;
-    w_->owned_bytes.push_back(std::move(buf));
-    *v = q;
+    planned_.push_back({v, arena_bytes_});
+    // Each matrix starts on a 4 KiB page, so no two share a page and all kernel loads stay aligned.
+    arena_bytes_ += (static_cast<size_t>(q.SizeBytes()) + kMatrixAlign - 1) / kMatrixAlign * kMatrixAlign;
+  }
+
+  Status Run() {
+    GEMMAD_ASSIGN_OR_RETURN(io::HugePageBuffer arena, io::HugePageBuffer::Allocate(arena_bytes_));
+    for (const auto& [v, offset] : planned_) {
+      tensor::TensorView q = *v;
+      q.dtype = dtype_;
+      q.data = arena.data() + offset;
+      kernels::QuantizeWeights(exec_, *v, q);
+      report_.bytes_before += v->SizeBytes();
+      report_.bytes_after += q.SizeBytes();
+      ++report_.num_quantized;
+      *v = q;
+    }
+    report_.huge_page_bytes = arena.HugePageBytes();
+    w_->owned_bytes.push_back(std::move(arena));
+    return OkStatus();
   }
   QuantizationReport& report() { return report_; }
 
  private:
+  static constexpr size_t kMatrixAlign = 4096;
+  struct Planned {
+    tensor::TensorView* view;
+    size_t offset;
+  };
   tensor::DType dtype_;
   const kernels::ExecContext& exec_;
   Weights* w_;
+  std::vector<Planned> planned_;
+  size_t arena_bytes_ = 0;
   QuantizationReport report_;
 };
 
@@ -65,25 +87,20 @@ std::string_view WeightQuantizationName(WeightQuantization q) {
 }
 
 std::string QuantizationReport::ToString() const {
-  return fmt::format("{} matrices quantized ({:.1f} MiB -> {:.1f} MiB) in {:.2f} s, {} kept as stored", num_quantized,
-                     static_cast<double>(bytes_before) / (1 << 20), static_cast<double>(bytes_after) / (1 << 20),
+  return fmt::format("{} matrices quantized ({:.1f} MiB -> {:.1f} MiB, {:.1f} MiB of it on huge pages) in {:.2f} s, "
+                     "{} kept as stored", num_quantized, static_cast<double>(bytes_before) / (1 << 20),
+                     static_cast<double>(bytes_after) / (1 << 20), static_cast<double>(huge_page_bytes) / (1 << 20),
                      seconds, num_kept);
 }
 
-QuantizationReport QuantizeModelWeights(WeightQuantization q, const kernels::ExecContext& exec,
-                                        Weights* w) {
-  if (q == WeightQuantization::kNone) return {};
+Result<QuantizationReport> QuantizeModelWeights(WeightQuantization q, const kernels::ExecContext& exec,
+                                                Weights* w) {
+  if (q == WeightQuantization::kNone) return QuantizationReport{};
   const auto start = std::chrono::steady_clock::now();
   Quantizer z(q == WeightQuantization::kInt8 ? tensor::DType::kQ8R : tensor::DType::kQ4_0, exec, w);
   // The LM head gets its own copy; the embedding rows stay as stored for the gather.
-  z.Convert(&w->lm_head);
-  z.Convert(&w->ple_model_projection);
-  for (LayerWeights& l : w->layers) {
-    for (tensor::TensorView* v : {&l.q_proj, &l.k_proj, &l.v_proj, &l.o_proj, &l.gate_proj, &l.up_proj, &l.down_proj,
-                                  &l.ple_gate, &l.ple_projection, &l.experts_gate_up, &l.experts_down}) {
-      z.Convert(v);
-    }
-  }
+  for (tensor::TensorView* v : StreamedMatrices(w)) z.Plan(v);
+  GEMMAD_RETURN_IF_ERROR(z.Run());
   z.report().seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return z.report();
 }

@@ -25,12 +25,15 @@ std::string_view WeightQuantizationName(WeightQuantization q);
 struct QuantizationReport {
   int64_t num_quantized = 0, num_kept = 0;      // matrices converted / left as stored
   uint64_t bytes_before = 0, bytes_after = 0;   // of the converted matrices
+  uint64_t huge_page_bytes = 0;                 // of their arena, backed by 2 MiB pages
   double seconds = 0.0;
   std::string ToString() const;                 // one line for the log
 };
 
-// Quantizes `w` in place (views are re-pointed at owned copies in w->owned_bytes).
-QuantizationReport QuantizeModelWeights(WeightQuantization q, const kernels::ExecContext& exec,
-                                        Weights* w);
+// Quantizes `w` in place: views are re-pointed into one owned arena in w->owned_bytes, on
+// transparent huge pages where the kernel offers them (io/huge_page_buffer.h), laid out in the
+// order a decode step reads them. ResourceExhausted when the arena cannot be allocated.
+Result<QuantizationReport> QuantizeModelWeights(WeightQuantization q, const kernels::ExecContext& exec,
+                                                Weights* w);
 
 }  // namespace gemmad::model::gemma4

@@ -107,4 +107,20 @@ Result<Weights> BindWeights(const Config& c, const TensorLookup& lookup, const s
   return w;
 }
 
+std::vector<TensorView*> StreamedMatrices(Weights* w) {
+  std::vector<TensorView*> out;
+  const auto add = [&out](TensorView* v) {
+    if (v->data != nullptr) out.push_back(v);
+  };
+  add(&w->ple_model_projection);
+  for (LayerWeights& l : w->layers) {
+    for (TensorView* v : {&l.q_proj, &l.k_proj, &l.v_proj, &l.o_proj, &l.gate_proj, &l.up_proj, &l.down_proj,
+                          &l.ple_gate, &l.ple_projection, &l.experts_gate_up, &l.experts_down}) {
+      add(v);
+    }
+  }
+  add(&w->lm_head);
+  return out;
+}
+
 }  // namespace gemmad::model::gemma4

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "io/huge_page_buffer.h"
 #include "model/gemma4/config.h"
 #include "tensor/tensor_view.h"
 
@@ -54,7 +55,7 @@ struct Weights {
   tensor::DType compute_dtype = tensor::DType::kF32;
   // Storage of f16 tensors widened to f32, and of quantized copies (model/gemma4/weight_quantization.h).
   std::vector<std::unique_ptr<std::vector<float>>> owned;
-  std::vector<std::unique_ptr<uint8_t[]>> owned_bytes;
+  std::vector<io::HugePageBuffer> owned_bytes;  // load-time quantized matrices (one arena)
 };
 
 // Finds a tensor by its full checkpoint name; NotFound when absent.
@@ -64,5 +65,11 @@ using TensorLookup = std::function<Result<TensorView>(const std::string& name)>;
 // and dtype against `config`. Errors name the tensor: "model.layers.3.mlp.up_proj.weight: shape
 // [64, 48], expected [128, 64]".
 Result<Weights> BindWeights(const Config& config, const TensorLookup& lookup, const std::string& prefix);
+
+// The matrices a decode step reads whole, in the order it reads them: the PLE model projection,
+// each layer's q/k/v/o, gate/up/down, PLE gate/projection and expert stacks, then the LM head.
+// Empty views (absent on this layer or model) are left out; the gathered tables (embedding rows,
+// PLE table) are not matrices a step streams.
+std::vector<TensorView*> StreamedMatrices(Weights* w);
 
 }  // namespace gemmad::model::gemma4
