@@ -21,6 +21,34 @@ Status ErrnoStatus(const std::string& what, const std::string& path, int err) {
   return IoError(std::move(msg));
 }
 
+constexpr size_t kHugePage = size_t{2} << 20;
+
+// mmap of the whole file; from 2 MiB up at a 2 MiB-aligned address (a PROT_NONE reservation one
+// huge page larger, the file mapped over its aligned part, the slack returned). MAP_FAILED and
+// errno on failure.
+void* MapAligned(int fd, size_t size) {
+  if (size < kHugePage) return ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  void* r = ::mmap(nullptr, size + kHugePage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (r == MAP_FAILED) return ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  auto* base = static_cast<uint8_t*>(r);
+  const auto addr = reinterpret_cast<uintptr_t>(base);
+  auto* aligned = reinterpret_cast<uint8_t*>((addr + kHugePage - 1) / kHugePage * kHugePage);
+  void* p = ::mmap(aligned, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
+  if (p == MAP_FAILED) {
+    const int err = errno;
+    ::munmap(base, size + kHugePage);
+    errno = err;
+    return MAP_FAILED;
+  }
+  // The reservation's parts before and after the file mapping (sizes rounded to whole pages).
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const size_t head = static_cast<size_t>(aligned - base);
+  const size_t mapped_end = head + (size + page - 1) / page * page;
+  if (head > 0) ::munmap(base, head);
+  if (mapped_end < size + kHugePage) ::munmap(base + mapped_end, size + kHugePage - mapped_end);
+  return p;
+}
+
 }  // namespace
 
 Result<MappedFile> MappedFile::Open(const std::string& path) {
@@ -41,7 +69,7 @@ Result<MappedFile> MappedFile::Open(const std::string& path) {
     ::close(fd);
     return MappedFile(path, nullptr, 0);
   }
-  void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  void* p = MapAligned(fd, size);
   int err = errno;
   ::close(fd);  // the mapping keeps the file referenced
   if (p == MAP_FAILED) return ErrnoStatus("cannot mmap", path, err);
@@ -76,6 +104,16 @@ void MappedFile::AdviseWillNeed(size_t offset, size_t length) const {
   size_t begin = offset - offset % static_cast<size_t>(page);
   size_t end = offset + std::min(length, size_ - offset);
   ::madvise(const_cast<uint8_t*>(data_) + begin, end - begin, MADV_WILLNEED);
+}
+
+void AdviseHugePages(const void* data, size_t bytes) {
+  if (data == nullptr || bytes == 0) return;
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<uintptr_t>(data) / page * page;
+  const auto end = (reinterpret_cast<uintptr_t>(data) + bytes + page - 1) / page * page;
+#ifdef MADV_HUGEPAGE
+  ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#endif
 }
 
 void MappedFile::AdviseSequential() const {

@@ -1,6 +1,8 @@
 // MappedFile: a whole file mapped read-only into memory (POSIX mmap, MAP_PRIVATE, PROT_READ).
 // Invariant: data() stays valid and unchanged for the object's lifetime; the bytes must never be
 // written (the pages are read-only and writing them faults). Movable, not copyable.
+// A file of at least 2 MiB is mapped at a 2 MiB-aligned address, so that where the page cache
+// holds it in 2 MiB folios the kernel can map them with one TLB entry each (AdviseHugePages).
 #pragma once
 
 #include <cstddef>
@@ -43,5 +45,11 @@ class MappedFile {
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
 };
+
+// madvise(MADV_HUGEPAGE) on the pages of [data, data + bytes) (rounded out to whole pages):
+// for a file mapping, page-cache misses there are then read in 2 MiB folios, mapped with one TLB
+// entry each, for data that is streamed over and over (the weights of a decode step). Pages
+// already cached keep their folios. Best effort: a kernel without the advice ignores it.
+void AdviseHugePages(const void* data, size_t bytes);
 
 }  // namespace gemmad::io

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/log.h"
+#include "io/mmap_file.h"
 #include "kernels/thread_pool.h"
 #include "kernels/ops.h"
 #include "model/gemma4/kv_plan.h"
@@ -48,6 +49,8 @@ Result<std::unique_ptr<Model>> Model::FromCheckpoint(Checkpoint checkpoint, cons
     return *v;
   };
   GEMMAD_ASSIGN_OR_RETURN(m->weights_, BindWeights(c, lookup, ""));
+  // Before anything reads them: the streamed matrices' page-cache misses come in as 2 MiB folios.
+  for (const tensor::TensorView* v : StreamedMatrices(&m->weights_)) io::AdviseHugePages(v->data, v->SizeBytes());
   if (model_options.quantization != WeightQuantization::kNone) {
     kernels::ThreadPool pool(std::max(1, model_options.num_threads));
     GEMMAD_ASSIGN_OR_RETURN(m->quantization_report_,
