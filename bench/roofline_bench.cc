@@ -1,8 +1,10 @@
 // Roofline instruments for the CPU: what this machine can do at best, measured, so that kernel
 // figures (bench_linear, `gemmad generate`) can be stated as a fraction of it.
 //
-//   BM_ReadBandwidth/<MiB>/<threads>   streaming read-only sum over a buffer (8 independent AVX2
-//                                      accumulators, 256 B per loop trip, no stores). Counter
+//   BM_ReadBandwidth/<MiB>/<threads>/<huge>
+//                                      streaming read-only sum over a buffer (8 independent AVX2
+//                                      accumulators, 256 B per loop trip, no stores) on 4 KiB
+//                                      pages (huge:0) or transparent huge pages (huge:1). Counter
 //                                      read_GB/s = buffer bytes read per wall second (1e9 B).
 //                                      Sizes far above the LLC (this host reports 480 MiB of L3,
 //                                      so 1 GiB is only ~2x; 4 GiB is the DRAM figure) measure
@@ -19,6 +21,7 @@
 // gemmad-bench-libs: gemmad_kernels
 #include <benchmark/benchmark.h>
 #include <immintrin.h>
+#include <sys/mman.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -37,16 +40,22 @@ ThreadPool& Pool(int threads) {
   return threads == 1 ? p1 : p2;
 }
 
-// One buffer for all sizes (largest requested), touched once so the pages exist.
+// One buffer per page kind for all sizes (largest requested), touched once so the pages exist.
+// The huge-page one is 2 MiB aligned and madvise(MADV_HUGEPAGE)d before the first touch, so
+// where transparent huge pages are "madvise" or "always" the kernel backs it with 2 MiB pages
+// (fewer TLB misses; gemmad's quantized weights live in such memory).
 struct Buffer {
   float* data = nullptr;
   size_t bytes = 0;
 };
-Buffer& GetBuffer(size_t bytes) {
-  static Buffer buf;
+Buffer& GetBuffer(size_t bytes, bool huge) {
+  static Buffer bufs[2];
+  Buffer& buf = bufs[huge ? 1 : 0];
   if (buf.bytes < bytes) {
     std::free(buf.data);
-    buf.data = static_cast<float*>(std::aligned_alloc(4096, bytes));
+    const size_t align = huge ? size_t{2} << 20 : 4096;
+    buf.data = static_cast<float*>(std::aligned_alloc(align, (bytes + align - 1) / align * align));
+    if (huge) ::madvise(buf.data, bytes, MADV_HUGEPAGE);
     buf.bytes = bytes;
     const size_t n = bytes / sizeof(float);
     for (size_t i = 0; i < n; ++i) buf.data[i] = static_cast<float>(i & 1023) * 1e-3f;
@@ -77,11 +86,11 @@ __attribute__((target("avx2,fma"))) float SumAvx2(const float* p, size_t n) {
   return r;
 }
 
-// Args: buffer MiB, threads.
+// Args: buffer MiB, threads, huge pages (0 = 4 KiB pages, 1 = madvise(MADV_HUGEPAGE)).
 void BM_ReadBandwidth(benchmark::State& state) {
   const size_t bytes = static_cast<size_t>(state.range(0)) << 20;
   const int threads = static_cast<int>(state.range(1));
-  Buffer& buf = GetBuffer(bytes);
+  Buffer& buf = GetBuffer(bytes, state.range(2) != 0);
   const size_t n = bytes / sizeof(float);
   ThreadPool& pool = Pool(threads);
   float partial[2] = {0, 0};
@@ -98,8 +107,8 @@ void BM_ReadBandwidth(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(bytes) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_ReadBandwidth)
-    ->ArgNames({"MiB", "threads"})
-    ->ArgsProduct({{1, 16, 256, 1024, 4096}, {1, 2}})
+    ->ArgNames({"MiB", "threads", "huge"})
+    ->ArgsProduct({{1, 16, 256, 1024, 4096}, {1, 2}, {0, 1}})
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 
