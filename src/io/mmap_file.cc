@@ -98,26 +98,24 @@ void MappedFile::Reset() {
   size_ = 0;
 }
 
-void MappedFile::AdviseWillNeed(size_t offset, size_t length) const {
-  if (data_ == nullptr || offset >= size_) return;
-  long page = ::sysconf(_SC_PAGESIZE);
-  size_t begin = offset - offset % static_cast<size_t>(page);
-  size_t end = offset + std::min(length, size_ - offset);
-  ::madvise(const_cast<uint8_t*>(data_) + begin, end - begin, MADV_WILLNEED);
-}
-
-void AdviseHugePages(const void* data, size_t bytes) {
+void Advise(const void* data, size_t bytes, Advice advice) {
   if (data == nullptr || bytes == 0) return;
   const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
   const auto begin = reinterpret_cast<uintptr_t>(data) / page * page;
   const auto end = (reinterpret_cast<uintptr_t>(data) + bytes + page - 1) / page * page;
+  int how = MADV_NORMAL;
+  switch (advice) {
+    case Advice::kHugePages:
 #ifdef MADV_HUGEPAGE
-  ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+      how = MADV_HUGEPAGE;
+      break;
+#else
+      return;
 #endif
-}
-
-void MappedFile::AdviseSequential() const {
-  if (data_ != nullptr) ::madvise(const_cast<uint8_t*>(data_), size_, MADV_SEQUENTIAL);
+    case Advice::kRandom: how = MADV_RANDOM; break;
+    case Advice::kWillNeed: how = MADV_WILLNEED; break;
+  }
+  ::madvise(reinterpret_cast<void*>(begin), end - begin, how);
 }
 
 }  // namespace gemmad::io

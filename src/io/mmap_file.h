@@ -32,10 +32,6 @@ class MappedFile {
   size_t size() const { return size_; }
   std::string_view bytes() const { return {reinterpret_cast<const char*>(data_), size_}; }
 
-  // Hints that [offset, offset+length) will be read soon / sequentially (madvise; best effort).
-  void AdviseWillNeed(size_t offset, size_t length) const;
-  void AdviseSequential() const;
-
  private:
   MappedFile(std::string path, const uint8_t* data, size_t size)
       : path_(std::move(path)), data_(data), size_(size) {}
@@ -46,10 +42,20 @@ class MappedFile {
   size_t size_ = 0;
 };
 
-// madvise(MADV_HUGEPAGE) on the pages of [data, data + bytes) (rounded out to whole pages):
-// for a file mapping, page-cache misses there are then read in 2 MiB folios, mapped with one TLB
-// entry each, for data that is streamed over and over (the weights of a decode step). Pages
-// already cached keep their folios. Best effort: a kernel without the advice ignores it.
-void AdviseHugePages(const void* data, size_t bytes);
+// How a range of a mapping will be read (madvise on its pages, the range rounded out to whole
+// pages; best effort: a kernel without the advice ignores it).
+enum class Advice {
+  // MADV_HUGEPAGE: for a file mapping, page-cache misses are read in 2 MiB folios, mapped with one
+  // TLB entry each, for data streamed over and over (the weights of a decode step). Pages already
+  // cached keep their folios.
+  kHugePages,
+  // MADV_RANDOM: a miss reads only its own page, not the read-around window (read_ahead_kb, MiBs)
+  // around it, for tables read a few rows at a time (the PLE table).
+  kRandom,
+  // MADV_WILLNEED: start reading the range's missing pages now, as one request, instead of one
+  // fault at a time when it is touched.
+  kWillNeed,
+};
+void Advise(const void* data, size_t bytes, Advice advice);
 
 }  // namespace gemmad::io

@@ -1,5 +1,5 @@
 // Tests of MappedFile (contents, errors, 2 MiB alignment of large files, moves) and of
-// AdviseHugePages (the advice lands on exactly the pages of the range).
+// Advise (the advice lands on exactly the pages of the range).
 #include "io/mmap_file.h"
 
 #include <gtest/gtest.h>
@@ -114,7 +114,7 @@ TEST(MappedFile, MovesKeepTheMapping) {
 
 // The advice covers the pages the range touches and no others (the kernel splits the mapping
 // there), and the bytes read the same afterwards.
-TEST(AdviseHugePages, MarksExactlyThePagesOfTheRange) {
+TEST(Advise, HugePagesMarksExactlyThePagesOfTheRange) {
   if (!std::filesystem::exists("/sys/kernel/mm/transparent_hugepage/enabled")) {
     GTEST_SKIP() << "this kernel has no transparent huge pages";
   }
@@ -124,15 +124,31 @@ TEST(AdviseHugePages, MarksExactlyThePagesOfTheRange) {
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   ASSERT_FALSE(HasFlag(VmFlagsAt(d + kHuge), "hg"));
   // A range starting and ending inside pages: [2 MiB + 100, 10 MiB - 100).
-  AdviseHugePages(d + kHuge + 100, 4 * kHuge - 200);
+  Advise(d + kHuge + 100, 4 * kHuge - 200, Advice::kHugePages);
   EXPECT_TRUE(HasFlag(VmFlagsAt(d + kHuge), "hg"));                  // first page of the range
   EXPECT_TRUE(HasFlag(VmFlagsAt(d + 5 * kHuge - page), "hg"));       // last page of the range
   EXPECT_FALSE(HasFlag(VmFlagsAt(d + kHuge - page), "hg"));          // the page before
   EXPECT_FALSE(HasFlag(VmFlagsAt(d + 5 * kHuge), "hg"));             // the page after
   EXPECT_TRUE(ContentsMatch(*m));
-  AdviseHugePages(nullptr, 100);  // no-ops
-  AdviseHugePages(d, 0);
+  Advise(nullptr, 100, Advice::kHugePages);  // no-ops
+  Advise(d, 0, Advice::kHugePages);
   EXPECT_FALSE(HasFlag(VmFlagsAt(d), "hg"));
+}
+
+// MADV_RANDOM shows as the "rr" flag on the range's pages only; WILLNEED leaves the bytes as they
+// are (it only starts reads).
+TEST(Advise, RandomMarksThePagesAndWillNeedKeepsTheBytes) {
+  auto m = MappedFile::Open(WriteFile("random", 4 * kHuge));
+  ASSERT_TRUE(m.ok());
+  const uint8_t* d = m->data();
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  Advise(d + 3 * page + 1, page, Advice::kRandom);  // touches pages 3 and 4
+  EXPECT_FALSE(HasFlag(VmFlagsAt(d + 2 * page), "rr"));
+  EXPECT_TRUE(HasFlag(VmFlagsAt(d + 3 * page), "rr"));
+  EXPECT_TRUE(HasFlag(VmFlagsAt(d + 4 * page), "rr"));
+  EXPECT_FALSE(HasFlag(VmFlagsAt(d + 5 * page), "rr"));
+  Advise(d + 100, 3 * kHuge, Advice::kWillNeed);
+  EXPECT_TRUE(ContentsMatch(*m));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Token embedding and Per-Layer Embeddings (text-model.md §3.1, §7), plus the step's KV plan.
 #include <cmath>
 
+#include "io/mmap_file.h"
 #include "kernels/ops.h"
 #include "model/gemma4/layer_blocks.h"
 #include "tensor/half.h"
@@ -61,6 +62,11 @@ void EmbedTokens(const LayerContext& lc) {
   for (int32_t& id : ple_ids) {
     if (id >= c.vocab_size_per_layer_input) id = 0;
   }
+  // The table is a mapped file read a few rows per step: ask for all of the step's rows at once, so
+  // rows missing from the page cache are read as one request each, not page fault by page fault.
+  const auto* table = static_cast<const uint8_t*>(w.ple_table.data);
+  const size_t row_bytes = static_cast<size_t>(w.ple_table.SizeBytes() / w.ple_table.shape[0]);
+  for (int32_t id : ple_ids) io::Advise(table + static_cast<size_t>(id) * row_bytes, row_bytes, io::Advice::kWillNeed);
   TensorView tok = lc.buf.ple_tmp.View({n, L * P});
   kernels::EmbeddingGather(lc.exec, w.ple_table, IdsView(ple_ids), EmbedScale(P, w.compute_dtype), tok);
   // Context part: projection of the scaled embedding, × H^-1/2, RMSNorm per layer slice.

@@ -49,8 +49,12 @@ Result<std::unique_ptr<Model>> Model::FromCheckpoint(Checkpoint checkpoint, cons
     return *v;
   };
   GEMMAD_ASSIGN_OR_RETURN(m->weights_, BindWeights(c, lookup, ""));
-  // Before anything reads them: the streamed matrices' page-cache misses come in as 2 MiB folios.
-  for (const tensor::TensorView* v : StreamedMatrices(&m->weights_)) io::AdviseHugePages(v->data, v->SizeBytes());
+  // Before anything reads them: the streamed matrices' page-cache misses come in as 2 MiB folios;
+  // a PLE-table miss reads its own pages only (EmbedTokens asks for each row's pages ahead).
+  for (const tensor::TensorView* v : StreamedMatrices(&m->weights_)) {
+    io::Advise(v->data, v->SizeBytes(), io::Advice::kHugePages);
+  }
+  io::Advise(m->weights_.ple_table.data, m->weights_.ple_table.SizeBytes(), io::Advice::kRandom);
   if (model_options.quantization != WeightQuantization::kNone) {
     kernels::ThreadPool pool(std::max(1, model_options.num_threads));
     GEMMAD_ASSIGN_OR_RETURN(m->quantization_report_,
