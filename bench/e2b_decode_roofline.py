@@ -8,9 +8,10 @@
    per_layer_model_projection, router/experts if present (all experts counted: an upper bound),
    and embed_tokens once as the tied LM head. Not counted: norms (tiny), and the gathered rows
    of embed_tokens / embed_tokens_per_layer (one row per token).
-2. Times `gemmad generate MODEL --prompt-ids 1,2,3 --ignore-eos` with --max-tokens 1 and
-   --max-tokens 1+N, REPS times each, interleaved; per-token decode time = (best(1+N) - best(1)) / N,
-   which removes load and prefill.
+2. Times the decode steps in process with `gemmad bench latency MODEL --batch-size 1 --input-len 3
+   --output-len 1+N --num-iters REPS` (one warm-up iteration first): per iteration, decode time =
+   (latency - time to first token) / N, which leaves out load (and the quantization's run-to-run
+   jitter, which the older wall-difference method of `gemmad generate` runs folded into the step).
 3. Runs bench_roofline's 4096 MiB read-bandwidth cases (1 and 2 threads, on 4 KiB pages and on
    transparent huge pages, best of REPS) just before and just after the timing and reports
    tokens/s x bytes/token as a percentage of the highest reading of either page kind (the host's
@@ -99,6 +100,22 @@ def streamed_weights(model, quantization="none"):
     return out
 
 
+def time_decode_steps(gemmad, model, tokens, reps, threads, quantization="none"):
+    """Seconds per decode step of each timed `gemmad bench latency` iteration."""
+    out = f"/tmp/e2b_decode_roofline_{os.getpid()}.json"
+    cmd = [gemmad, "bench", "latency", model, "--batch-size", "1", "--input-len", "3", "--output-len",
+           str(1 + tokens), "--num-iters-warmup", "1", "--num-iters", str(reps), "--output-json", out]
+    if threads:
+        cmd += ["--threads", str(threads)]
+    if quantization != "none":
+        cmd += ["--quantization", quantization]
+    subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=True)
+    with open(out) as f:
+        res = json.load(f)
+    os.remove(out)
+    return [(lat - ttft) / tokens for lat, ttft in zip(res["latencies"], res["ttfts"])]
+
+
 def time_generate(gemmad, model, max_tokens, threads, quantization="none"):
     cmd = [gemmad, "generate", model, "--prompt-ids", "1,2,3", "--max-tokens", str(max_tokens), "--ignore-eos"]
     if threads:
@@ -176,14 +193,11 @@ def main():
     bw_before = read_bandwidth(args.roofline, args.reps)
     q = args.quantization
     time_generate(args.gemmad, args.model, 1, args.threads, q)  # page cache warm-up
-    t1, tn = [], []
-    for _ in range(args.reps):
-        t1.append(time_generate(args.gemmad, args.model, 1, args.threads, q))
-        tn.append(time_generate(args.gemmad, args.model, 1 + args.tokens, args.threads, q))
-    print("wall --max-tokens 1:  " + " ".join(f"{t:.2f}" for t in t1) + " s")
-    print(f"wall --max-tokens {1 + args.tokens}: " + " ".join(f"{t:.2f}" for t in tn) + " s")
-    step = (min(tn) - min(t1)) / args.tokens
-    median_step = (sorted(tn)[len(tn) // 2] - sorted(t1)[len(t1) // 2]) / args.tokens
+    steps = time_decode_steps(args.gemmad, args.model, args.tokens, args.reps, args.threads, q)
+    print(f"decode step per bench latency iteration ({args.tokens} steps each): "
+          + " ".join(f"{t * 1e3:.1f}" for t in steps) + " ms")
+    step = min(steps)
+    median_step = sorted(steps)[len(steps) // 2]
     print(f"decode step: best {step * 1e3:.1f} ms ({1 / step:.2f} tok/s), "
           f"median {median_step * 1e3:.1f} ms ({1 / median_step:.2f} tok/s)")
     achieved = bytes_per_token / step / 1e9
