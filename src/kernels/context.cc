@@ -50,6 +50,10 @@ int64_t ParallelForChunks(int threads, int64_t n, int64_t min_chunk) {
   return per_thread >= 1 ? per_thread * threads : max_chunks;
 }
 
+void PrefetchWhileIdle(const ExecContext& ctx, const void* data, size_t bytes) {
+  if (ctx.pool != nullptr) ctx.pool->PrefetchWhileIdle(data, bytes);
+}
+
 void ParallelFor(const ExecContext& ctx, int64_t n, int64_t min_chunk,
                  const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;

@@ -2,6 +2,7 @@
 // calling thread only). Later backends add their stream here; ops never create threads.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 
@@ -20,6 +21,11 @@ struct ExecContext {
 // other threads have not reached yet, from the back of their runs.
 void ParallelFor(const ExecContext& ctx, int64_t n, int64_t min_chunk,
                  const std::function<void(int64_t, int64_t)>& fn);
+
+// ThreadPool::PrefetchWhileIdle on the context's pool (no-op without one): idle workers prefetch
+// [data, data + bytes) until the next job, e.g. the next weight matrix while the caller runs an op
+// on one thread.
+void PrefetchWhileIdle(const ExecContext& ctx, const void* data, size_t bytes);
 
 // How many chunks ParallelFor makes: 0 for n <= 0; 1 (run inline) when one thread or fewer than 2 chunks of
 // min_chunk fit; else up to 4 per thread, a multiple of `threads` whenever n allows at least one

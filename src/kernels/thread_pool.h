@@ -18,6 +18,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <thread>
@@ -48,6 +49,14 @@ class ThreadPool {
   int num_threads() const { return static_cast<int>(workers_.size()) + 1; }
   int spin_us() const { return static_cast<int>(spin_ns_ / 1000); }
 
+  // Asks idle workers to bring [data, data + bytes) towards their caches (software prefetch, one
+  // 64-byte line at a time) while they spin between jobs: the next job's weights, fetched while the
+  // caller runs a single-threaded op (attention, a norm) and the memory system would otherwise
+  // idle. A worker drops the range when a job arrives or its spin budget ends; a later call
+  // replaces the range. Prefetching never faults and never changes memory, so any address range
+  // is safe; it is only useful for data that stays mapped (weights). Called by the Run thread.
+  void PrefetchWhileIdle(const void* data, size_t bytes);
+
   // Calls fn(task) for task in [0, num_tasks) across the workers and the caller; returns when
   // all tasks are done (their writes visible to the caller). Not reentrant: fn must not call Run
   // on the same pool, and one thread at a time calls Run. num_tasks < 2^31.
@@ -72,6 +81,12 @@ class ThreadPool {
   alignas(64) std::atomic<uint64_t> claim_{0};  // generation << 32 | unclaimed task count
   const std::function<void(int64_t)>* job_ = nullptr;
   int64_t num_tasks_ = 0;
+
+  // The idle prefetch range (PrefetchWhileIdle): bumping hint_seq_ publishes a new one; each
+  // worker walks its own copy and restarts when the sequence changes.
+  alignas(64) std::atomic<uint64_t> hint_seq_{0};
+  std::atomic<const char*> hint_data_{nullptr};
+  std::atomic<size_t> hint_bytes_{0};
 
   // Completion: tasks not yet finished, and whether the caller is (about to be) blocked on it.
   alignas(64) std::atomic<uint32_t> unfinished_{0};

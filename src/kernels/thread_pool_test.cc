@@ -113,6 +113,37 @@ TEST(ThreadPool, IdleWorkersParkAndUseNoCpu) {
   RunAndCheck(pool, 16, 1);
 }
 
+// Idle prefetching reads nothing back into jobs, faults on no address (null, unmapped),
+// and ends with the spin budget: a range far longer than the budget allows still lets the
+// workers park.
+TEST(ThreadPool, IdlePrefetchLeavesJobsAndMemoryAloneAndStopsWithTheBudget) {
+  ThreadPool pool(3, 200);
+  std::vector<uint8_t> weights(size_t{32} << 20);
+  for (size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<uint8_t>(i * 13);
+  for (int i = 0; i < 300; ++i) {
+    switch (i % 4) {
+      case 0: pool.PrefetchWhileIdle(weights.data(), weights.size()); break;
+      case 1: pool.PrefetchWhileIdle(nullptr, size_t{1} << 30); break;
+      case 2: pool.PrefetchWhileIdle(reinterpret_cast<const void*>(uintptr_t{0xdead0000}), size_t{8} << 20); break;
+      case 3: pool.PrefetchWhileIdle(reinterpret_cast<const void*>(uintptr_t{1} << 46), size_t{1} << 30); break;
+    }
+    if (i % 50 == 0) std::this_thread::sleep_for(milliseconds(1));  // let the workers walk
+    RunAndCheck(pool, 1 + i % 7, i);
+  }
+  for (size_t i = 0; i < weights.size(); ++i) ASSERT_EQ(weights[i], static_cast<uint8_t>(i * 13)) << i;
+
+  pool.PrefetchWhileIdle(weights.data(), size_t{1} << 40);  // 1 TiB: never finished in 200 us
+  std::this_thread::sleep_for(milliseconds(5));
+  const double before = ProcessCpuSeconds();
+  std::this_thread::sleep_for(milliseconds(200));
+  const double used = ProcessCpuSeconds() - before;
+  EXPECT_LT(used, 0.02) << "prefetching workers used " << used << " s of CPU past their spin budget";
+  EXPECT_TRUE(RendezvousJob(pool));
+  ThreadPool inline_pool(1, 50);
+  inline_pool.PrefetchWhileIdle(weights.data(), weights.size());  // no workers: nothing to do
+  RunAndCheck(inline_pool, 3, 0);
+}
+
 TEST(ThreadPool, ZeroSpinParksAtOnceAndStillWorks) {
   ThreadPool pool(3, 0);
   EXPECT_EQ(pool.spin_us(), 0);
