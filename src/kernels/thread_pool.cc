@@ -35,26 +35,8 @@ inline void CpuRelax() {
 // every 16 pauses so the budget is time, not an iteration count that varies by CPU. The second
 // half of the budget also yields at each check, so that a spinner on an oversubscribed core (more
 // threads than cores, or the HTTP threads runnable) hands it over instead of holding it.
-template <typename Done>
-bool SpinUntil(int64_t budget_ns, Done done) {
-  if (done()) return true;
-  if (budget_ns <= 0) return false;
-  const auto start = std::chrono::steady_clock::now();
-  const auto yield_from = start + std::chrono::nanoseconds(budget_ns / 2);
-  const auto deadline = start + std::chrono::nanoseconds(budget_ns);
-  while (true) {
-    for (int i = 0; i < 16; ++i) {
-      CpuRelax();
-      if (done()) return true;
-    }
-    const auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) return done();
-    if (now >= yield_from) std::this_thread::yield();
-  }
-}
-
-// SpinUntil with idle work: between checks of done() it calls work() (a few cache lines of
-// prefetching), which returns false when it has nothing left; then it spins as SpinUntil does.
+// Idle work: in place of each pause it calls work() (a few cache lines of prefetching) until that
+// returns false (nothing left), and once per clock check after that (a new range may have come).
 template <typename Done, typename Work>
 bool SpinWorkingUntil(int64_t budget_ns, Done done, Work work) {
   if (done()) return true;
@@ -70,9 +52,14 @@ bool SpinWorkingUntil(int64_t budget_ns, Done done, Work work) {
     }
     const auto now = std::chrono::steady_clock::now();
     if (now >= deadline) return done();
-    if (!working && now >= yield_from) std::this_thread::yield();
-    if (!working) working = work();  // a new range may have been published
+    if (now >= yield_from) std::this_thread::yield();
+    if (!working) working = work();
   }
+}
+
+template <typename Done>
+bool SpinUntil(int64_t budget_ns, Done done) {
+  return SpinWorkingUntil(budget_ns, done, [] { return false; });
 }
 
 inline void PrefetchLine(const char* p) {
