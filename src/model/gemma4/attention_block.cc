@@ -85,14 +85,14 @@ void AttentionBlock(const LayerContext& lc, int64_t l) {
     kernels::KvCacheWrite(lc.exec, k, Reshape(v, {n, nkv, d}), I64View(gp.slots), lc.cache.k(l), lc.cache.v(l));
   }
 
-  kernels::PrefetchWhileIdle(lc.exec, w.o_proj.data, static_cast<size_t>(w.o_proj.SizeBytes()));
+  PrefetchNext(lc, w.o_proj);
   TensorView attn = lc.buf.attn.View({n, nH, d});
   const int64_t window = c.is_sliding(l) ? c.sliding_window : 0;
   kernels::PagedAttention(lc.exec, q, lc.cache.k(l), lc.cache.v(l), gp.sequences, window, /*scale=*/1.0f, attn);
 
   TensorView o = lc.buf.branch.View({n, H});
   kernels::Linear(lc.exec, Reshape(attn, {n, nH * d}), w.o_proj, o);
-  kernels::PrefetchWhileIdle(lc.exec, w.gate_proj.data, static_cast<size_t>(w.gate_proj.SizeBytes()));
+  PrefetchNext(lc, w.gate_proj);
   kernels::RmsNorm(lc.exec, o, w.post_attention_norm, o, lc.eps);
   kernels::Add(lc.exec, x, o, x);
 }

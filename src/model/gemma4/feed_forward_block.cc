@@ -19,10 +19,10 @@ void Mlp(const LayerContext& lc, const LayerWeights& w, const TensorView& a, int
   const TensorView ws[2] = {w.gate_proj, w.up_proj};
   const TensorView ys[2] = {g, u};
   kernels::LinearMany(lc.exec, a, ws, ys);  // gate and up as one pass over the pool
-  kernels::PrefetchWhileIdle(lc.exec, w.down_proj.data, static_cast<size_t>(w.down_proj.SizeBytes()));
+  PrefetchNext(lc, w.down_proj);
   kernels::GeluTanhMul(lc.exec, g, u, g);
   kernels::Linear(lc.exec, g, w.down_proj, out);
-  kernels::PrefetchWhileIdle(lc.exec, w.ple_gate.data, static_cast<size_t>(w.ple_gate.SizeBytes()));
+  PrefetchNext(lc, w.ple_gate);
 }
 
 // out = post_feedforward_norm_2(Experts(pre_feedforward_norm_2(x))) with the router on x.
@@ -74,7 +74,7 @@ void PerLayerInputBlock(const LayerContext& lc, int64_t l) {
   TensorView x = lc.buf.x.View({n, H});
   TensorView g = lc.buf.ple_gate.View({n, P});
   kernels::Linear(lc.exec, x, w.ple_gate, g);
-  kernels::PrefetchWhileIdle(lc.exec, w.ple_projection.data, static_cast<size_t>(w.ple_projection.SizeBytes()));
+  PrefetchNext(lc, w.ple_projection);
   // This layer's slice of the per-layer inputs [N, L, P] made contiguous.
   TensorView slice = lc.buf.ple_slice.View({n, P});
   const float* ple = lc.buf.ple.View({n, L * P}).As<const float>();
@@ -82,10 +82,7 @@ void PerLayerInputBlock(const LayerContext& lc, int64_t l) {
   kernels::GeluTanhMul(lc.exec, g, slice, g);
   TensorView p = lc.buf.branch.View({n, H});
   kernels::Linear(lc.exec, g, w.ple_projection, p);
-  if (l + 1 < L) {
-    const TensorView& next_q = lc.weights.layers[l + 1].q_proj;
-    kernels::PrefetchWhileIdle(lc.exec, next_q.data, static_cast<size_t>(next_q.SizeBytes()));
-  }
+  if (l + 1 < L) PrefetchNext(lc, lc.weights.layers[l + 1].q_proj);
   kernels::RmsNorm(lc.exec, p, w.ple_post_norm, p, lc.eps);
   kernels::Add(lc.exec, x, p, x);
 }

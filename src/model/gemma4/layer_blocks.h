@@ -31,6 +31,12 @@ struct LayerContext {
 StepPlan MakeStepPlan(const ForwardBatch& batch, const KvCacheSpec& spec);
 
 // x = E[t]·s_emb; and, with PLE, buffers.ple = per-layer inputs [N, L, P] (§3.1, §7).
+// The pool's idle workers prefetch `w` (the next matrix a step reads) while the caller runs the
+// single-threaded ops before it (kernels::PrefetchWhileIdle); a no-op for an empty view.
+inline void PrefetchNext(const LayerContext& lc, const TensorView& w) {
+  kernels::PrefetchWhileIdle(lc.exec, w.data, static_cast<size_t>(w.SizeBytes()));
+}
+
 void EmbedTokens(const LayerContext& lc);
 
 // §4 + §5: x += post_attention_norm(Attention(input_norm(x))) for layer l.
