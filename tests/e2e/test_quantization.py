@@ -38,7 +38,7 @@ def test_quantized_server_stays_close(reference, method, max_kl):
                                                   messages=[{"role": "user", "content": "Hi"}])
         assert chat.choices[0].finish_reason == "length"
         log = s.log()
-    assert f"--quantization {method}:" in log and "matrices quantized" in log, log
+    assert f"--quantization {method}:" in log and "matrices quantized" in log and "on huge pages" in log, log
     first_agree = 0
     for (ref_ids, ref_top), (ids, top) in zip(reference, got):
         first_agree += ref_ids[0] == ids[0]
