@@ -38,16 +38,24 @@ Status BuildAst(const ConstraintSpec& spec, const Vocabulary& vocab, internal::G
 }  // namespace
 
 Result<std::shared_ptr<const CompiledGrammar>> Compile(const ConstraintSpec& spec,
-                                                       std::shared_ptr<const Vocabulary> vocab) {
+                                                       std::shared_ptr<const Vocabulary> vocab,
+                                                       const CompileBudget& budget) {
   Stopwatch sw;
   internal::GrammarAst ast;
+  ast.set_budget(budget);
+  const BudgetMeter& meter = ast.meter();
   GEMMAD_RETURN_IF_ERROR(BuildAst(spec, *vocab, ast));
-  auto program = internal::BuildProgram(ast, internal::ProgramLimits{});
+  internal::ProgramLimits limits;
+  limits.meter = &meter;
+  auto program = internal::BuildProgram(ast, limits);
   if (!program.ok()) {
     return program.status().WithPrefix(std::string(ConstraintKindName(spec.kind)));
   }
   auto shared = std::make_shared<internal::Program>(std::move(program).value());
-  GEMMAD_RETURN_IF_ERROR(internal::BuildMasks(*shared, *vocab));
+  const size_t program_bytes = static_cast<size_t>(shared->num_positions()) * 200;
+  if (Status s = internal::BuildMasks(*shared, *vocab, &meter, program_bytes); !s.ok()) {
+    return s.WithPrefix(std::string(ConstraintKindName(spec.kind)));
+  }
   CompileStats stats;
   stats.num_rules = static_cast<int32_t>(shared->rule_start.size());
   stats.num_states = shared->num_positions();

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "base/result.h"
+#include "constrain/compile_budget.h"
 #include "constrain/constraint_spec.h"
 #include "constrain/vocabulary.h"
 
@@ -58,8 +59,10 @@ class CompiledGrammar {
 //   "regex: at offset 4: unbalanced ')'"
 //   "grammar: line 2 col 7: undefined rule 'valu'"
 // or Unimplemented for a valid but unsupported feature ("json_schema: at /not: keyword 'not' is
-// not supported").
+// not supported"). A compilation over `budget` (time, memory, nesting) is InvalidArgument naming
+// the bound and its flag; one whose budget.cancelled() turned true is Cancelled.
 Result<std::shared_ptr<const CompiledGrammar>> Compile(const ConstraintSpec& spec,
-                                                       std::shared_ptr<const Vocabulary> vocab);
+                                                       std::shared_ptr<const Vocabulary> vocab,
+                                                       const CompileBudget& budget = {});
 
 }  // namespace gemmad::constrain

@@ -8,7 +8,16 @@ namespace gemmad::constrain {
 GrammarCache::GrammarCache(std::shared_ptr<const Vocabulary> vocab, size_t capacity)
     : vocab_(std::move(vocab)), capacity_(capacity == 0 ? 1 : capacity) {}
 
-Result<std::shared_ptr<const CompiledGrammar>> GrammarCache::GetOrCompile(const ConstraintSpec& spec) {
+Result<std::shared_ptr<const CompiledGrammar>> GrammarCache::GetOrCompile(const ConstraintSpec& spec,
+                                                                        const CompileBudget& budget) {
+  while (true) {
+    auto r = GetOrCompileOnce(spec, budget);
+    if (r.ok() || r.status().code() != StatusCode::kCancelled || (budget.cancelled && budget.cancelled())) return r;
+  }
+}
+
+Result<std::shared_ptr<const CompiledGrammar>> GrammarCache::GetOrCompileOnce(const ConstraintSpec& spec,
+                                                                            const CompileBudget& budget) {
   const std::string key = fmt::format("{:016x}|{}", vocab_->fingerprint(), spec.CacheKey());
   std::promise<Result<std::shared_ptr<const CompiledGrammar>>> promise;
   std::shared_future<Result<std::shared_ptr<const CompiledGrammar>>> existing;
@@ -30,7 +39,7 @@ Result<std::shared_ptr<const CompiledGrammar>> GrammarCache::GetOrCompile(const 
     }
   }
   if (existing.valid()) return existing.get();  // waits while another thread compiles it
-  auto result = Compile(spec, vocab_);
+  auto result = Compile(spec, vocab_, budget);
   promise.set_value(result);
   if (!result.ok()) {
     std::lock_guard<std::mutex> lock(mu_);

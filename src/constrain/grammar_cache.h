@@ -1,6 +1,7 @@
 // GrammarCache: compiled grammars keyed by ConstraintSpec::CacheKey() (plus the vocabulary),
 // bounded LRU, thread-safe; concurrent requests for the same key compile once. Errors are not
-// cached.
+// cached; a caller that waited on another's compilation which was cancelled (its client went
+// away) compiles the spec itself.
 #pragma once
 
 #include <cstddef>
@@ -20,13 +21,16 @@ class GrammarCache {
  public:
   GrammarCache(std::shared_ptr<const Vocabulary> vocab, size_t capacity);
 
-  Result<std::shared_ptr<const CompiledGrammar>> GetOrCompile(const ConstraintSpec& spec);
+  Result<std::shared_ptr<const CompiledGrammar>> GetOrCompile(const ConstraintSpec& spec,
+                                                              const CompileBudget& budget = {});
 
   size_t size() const;
   size_t hits() const;
   size_t misses() const;
 
  private:
+  Result<std::shared_ptr<const CompiledGrammar>> GetOrCompileOnce(const ConstraintSpec& spec,
+                                                                  const CompileBudget& budget);
   struct Entry {
     std::shared_future<Result<std::shared_ptr<const CompiledGrammar>>> result;
     std::list<std::string>::iterator lru_pos;

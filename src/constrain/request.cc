@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "base/json_depth.h"
 #include "base/strings.h"
 
 namespace gemmad::constrain {
@@ -15,10 +16,18 @@ using Json = nlohmann::ordered_json;
 
 std::string TypeName(const Json& j) { return std::string(j.type_name()); }
 
+// Deeper than this, a schema string is refused before anything recursive (dump) walks it; the
+// compiler's own nesting bound (CompileBudget::max_nesting) is tighter.
+constexpr int kMaxSchemaTextDepth = 256;
+
 // A schema given as an object (or boolean) or as a JSON string holding one.
 Result<std::string> SchemaText(const Json& v, const std::string& field) {
   if (v.is_object() || v.is_boolean()) return v.dump();
   if (v.is_string()) {
+    if (JsonNestingDepth(v.get_ref<const std::string&>(), kMaxSchemaTextDepth) > kMaxSchemaTextDepth) {
+      return InvalidArgumentError(
+          fmt::format("{}: the schema is nested more than {} levels deep", field, kMaxSchemaTextDepth));
+    }
     Json parsed = Json::parse(v.get<std::string>(), nullptr, /*allow_exceptions=*/false);
     if (parsed.is_discarded()) {
       return InvalidArgumentError(fmt::format("{}: the string is not valid JSON", field));

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
+#include "base/json_depth.h"
 #include "base/strings.h"
 
 namespace gemmad::io {
@@ -33,33 +34,6 @@ uint64_t ReadLe64(const char* p) {
   uint64_t v = 0;
   for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(p[i]);
   return v;
-}
-
-// Deepest nesting of [ and { outside strings; stops counting once past the limit.
-int MaxDepth(std::string_view s) {
-  int depth = 0, max_depth = 0;
-  bool in_string = false, escaped = false;
-  for (char c : s) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      max_depth = std::max(max_depth, ++depth);
-      if (max_depth > kMaxJsonDepth) return max_depth;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return max_depth;
 }
 
 // Parses JSON without exceptions, reporting duplicate object keys (which nlohmann would
@@ -227,7 +201,7 @@ Result<SafetensorsHeader> ParseSafetensorsHeader(std::string_view prefix, uint64
     return DataLossError(fmt::format("{}: header is not JSON (it must start with '{{')", label));
   }
   if (!IsValidUtf8(text)) return DataLossError(fmt::format("{}: header is not valid UTF-8", label));
-  if (MaxDepth(text) > kMaxJsonDepth) return DataLossError(fmt::format("{}: header JSON is nested too deeply", label));
+  if (JsonNestingDepth(text, kMaxJsonDepth) > kMaxJsonDepth) return DataLossError(fmt::format("{}: header JSON is nested too deeply", label));
   std::string duplicate;
   json doc = ParseJsonRejectingDuplicates(text, &duplicate);
   if (doc.is_discarded()) return DataLossError(fmt::format("{}: header is not valid JSON", label));

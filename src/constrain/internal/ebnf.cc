@@ -105,6 +105,16 @@ class EbnfParser {
   }
 
   Result<ExprId> ParseAlternatives(bool nested) {
+    if (nested) {
+      if (Status s = ast_.meter().CheckNesting(depth_ + 1, "a parenthesis"); !s.ok()) return Error(s.message());
+    }
+    if (nested) ++depth_;
+    auto r = ParseAlternativesAtDepth(nested);
+    if (nested) --depth_;
+    return r;
+  }
+
+  Result<ExprId> ParseAlternativesAtDepth(bool nested) {
     std::vector<ExprId> alts;
     while (true) {
       GEMMAD_ASSIGN_OR_RETURN(ExprId seq, ParseSequence(nested));
@@ -129,6 +139,7 @@ class EbnfParser {
         GEMMAD_RETURN_IF_ERROR(SkipLookahead());
         continue;
       }
+      if (Status s = ast_.CheckBudget(); !s.ok()) return s.code() == StatusCode::kCancelled ? s : Error(s.message());
       GEMMAD_ASSIGN_OR_RETURN(ExprId prim, ParsePrimary());
       GEMMAD_ASSIGN_OR_RETURN(prim, ParseQuantifiers(prim));
       items.push_back(prim);
@@ -317,6 +328,7 @@ class EbnfParser {
 
   std::string_view s_;
   size_t i_ = 0;
+  int depth_ = 0;  // open parentheses
   GrammarAst& ast_;
   std::map<std::string, size_t> defined_;
   std::map<std::string, size_t> referenced_;

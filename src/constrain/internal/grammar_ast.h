@@ -8,6 +8,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
+#include "constrain/compile_budget.h"
+
 namespace gemmad::constrain::internal {
 
 using ExprId = int32_t;
@@ -87,12 +90,20 @@ class GrammarAst {
   // EBNF rendering (debugging; special tokens print as <[id]>).
   std::string ToEbnf() const;
 
+  // The budget the front ends building this grammar spend (time, memory, nesting); the default
+  // budget, started at construction, unless set_budget replaces it.
+  void set_budget(const CompileBudget& budget) { meter_ = BudgetMeter(budget); }
+  const BudgetMeter& meter() const { return meter_; }
+  // Time and cancellation, with the expressions built so far as the memory in use.
+  Status CheckBudget() const { return meter_.Check(exprs_.size() * sizeof(Expr)); }
+
  private:
   ExprId Add(Expr e);
   void Print(ExprId id, std::string& out, int parent_prec) const;
   std::vector<Expr> exprs_;
   std::vector<Rule> rules_;
   int32_t root_ = 0;
+  BudgetMeter meter_{CompileBudget{}};
 };
 
 }  // namespace gemmad::constrain::internal

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "base/json_depth.h"
 #include "constrain/internal/frontends.h"
 #include "constrain/internal/json_builder.h"
 #include "constrain/internal/json_schema.h"
@@ -14,6 +15,12 @@
 namespace gemmad::constrain::internal {
 
 Status BuildFromJsonSchema(std::string_view schema_json, const JsonOptions& options, GrammarAst& ast) {
+  // Every schema level is at most two JSON levels ({"properties": {"x": {...}}}); refusing deeper
+  // text here bounds every recursive walk of the document below (copies, merges, dumps).
+  const int max_json = 2 * ast.meter().budget().max_nesting + 2;
+  if (JsonNestingDepth(schema_json, max_json) > max_json) {
+    return ast.meter().CheckNesting(ast.meter().budget().max_nesting + 1, "the schema").WithPrefix("json_schema");
+  }
   SchemaJson schema = SchemaJson::parse(schema_json, nullptr, /*allow_exceptions=*/false);
   if (schema.is_discarded()) return InvalidArgumentError("json_schema: the schema is not valid JSON");
   int32_t root = ast.AddRule("root");

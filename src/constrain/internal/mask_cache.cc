@@ -175,7 +175,7 @@ void ComputeLcp(const Vocabulary& vocab, PositionMask& m) {
 
 }  // namespace
 
-Status BuildMasks(Program& p, const Vocabulary& vocab) {
+Status BuildMasks(Program& p, const Vocabulary& vocab, const BudgetMeter* meter, size_t base_bytes) {
   std::vector<std::vector<int32_t>> by_key(static_cast<size_t>(p.num_local_keys));
   for (int32_t pos = 0; pos < p.num_positions(); ++pos) {
     const int32_t k = p.local_key[static_cast<size_t>(pos)];
@@ -184,15 +184,20 @@ Status BuildMasks(Program& p, const Vocabulary& vocab) {
   p.local_masks.assign(static_cast<size_t>(p.num_local_keys), {});
   p.pos_masks.assign(static_cast<size_t>(p.num_positions()), {});
   Walker w(p, vocab.trie());
+  size_t bytes = base_bytes;
   for (size_t k = 0; k < by_key.size(); ++k) {
     if (by_key[k].empty()) continue;
+    if (meter) GEMMAD_RETURN_IF_ERROR(meter->Check(bytes));
     p.local_masks[k] = MakeLocalMask(w.WalkLocal(by_key[k][0]), vocab);
+    bytes += (p.local_masks[k].ids.size() + p.local_masks[k].bits.size()) * sizeof(int32_t);
     for (int32_t pos : by_key[k]) {
+      if (meter) GEMMAD_RETURN_IF_ERROR(meter->Check(bytes));
       PositionMask& m = p.pos_masks[static_cast<size_t>(pos)];
       m.local = static_cast<int32_t>(k);
       w.Refine(pos, m);
       std::sort(m.extra_accepted.begin(), m.extra_accepted.end());
       ComputeLcp(vocab, m);
+      bytes += (m.extra_accepted.size() + m.undecided.size()) * sizeof(int32_t) + m.undecided_lcp.size();
     }
   }
   return OkStatus();

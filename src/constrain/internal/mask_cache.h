@@ -6,12 +6,15 @@
 #pragma once
 
 #include "base/status.h"
+#include "constrain/compile_budget.h"
 #include "constrain/internal/program.h"
 #include "constrain/vocabulary.h"
 
 namespace gemmad::constrain::internal {
 
-// Fills program.local_masks and program.pos_masks for `vocab`.
-Status BuildMasks(Program& program, const Vocabulary& vocab);
+// Fills program.local_masks and program.pos_masks for `vocab`, within `meter`'s budget (time,
+// cancellation, and the masks' bytes plus `base_bytes` already in use); null: unbounded.
+Status BuildMasks(Program& program, const Vocabulary& vocab, const BudgetMeter* meter = nullptr,
+                  size_t base_bytes = 0);
 
 }  // namespace gemmad::constrain::internal

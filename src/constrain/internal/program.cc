@@ -43,6 +43,8 @@ Result<Lowered> LowerRules(const GrammarAst& ast, const ProgramLimits& limits) {
     l.dfas[r] = Minimize(*dfa, limits.lookahead_bytes, pure ? &l.la[r] : nullptr);
     l.hash[r] = StructureHash(l.dfas[r]);
     total += l.dfas[r].states.size();
+    // A DFA state with its edges takes ~100 bytes, the linked program about as much again.
+    if (limits.meter) GEMMAD_RETURN_IF_ERROR(limits.meter->Check(total * 200));
     if (total > limits.max_total_states) {
       return InvalidArgumentError(fmt::format(
           "the grammar is too large: more than {} automaton states in all", limits.max_total_states));

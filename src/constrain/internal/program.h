@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "constrain/compile_budget.h"
 #include "constrain/internal/grammar_ast.h"
 
 namespace gemmad::constrain::internal {
@@ -69,6 +70,7 @@ struct Program {
 };
 
 struct ProgramLimits {
+  const BudgetMeter* meter = nullptr;  // time, memory and cancellation; null: unbounded
   size_t max_states_per_rule = 200000;
   size_t max_total_states = 1000000;
   int32_t lookahead_bytes = 48;  // longest token: positions equal up to this many bytes share masks

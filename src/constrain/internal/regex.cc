@@ -158,6 +158,7 @@ class Parser {
     const char c = s_[i_];
     if (c == '(') {
       ++i_;
+      GEMMAD_RETURN_IF_ERROR(ast_.meter().CheckNesting(++depth_, "the regex's group"));
       if (Peek('?')) {
         ++i_;
         if (Peek(':')) {
@@ -173,6 +174,7 @@ class Parser {
       GEMMAD_ASSIGN_OR_RETURN(ExprId inner, ParseAlt());
       if (!Peek(')')) return Error("missing ')'");
       ++i_;
+      --depth_;
       return inner;
     }
     if (c == '[') return ParseClass();
@@ -330,6 +332,7 @@ class Parser {
 
   std::string_view s_;
   size_t i_ = 0;
+  int depth_ = 0;  // open groups
   RegexTarget target_;
   GrammarAst& ast_;
 };

@@ -8,7 +8,6 @@
 namespace gemmad::constrain::internal {
 namespace {
 
-constexpr int kMaxDepth = 128;
 
 Status Err(const std::string& path, const std::string& msg) {
   return InvalidArgumentError(fmt::format("at {}: {}", path.empty() ? "/" : path, msg));
@@ -49,7 +48,17 @@ SchemaCompiler::SchemaCompiler(const SchemaJson& document, const JsonOptions& op
     : doc_(document), ast_(ast), b_(ast, options) {}
 
 Result<ExprId> SchemaCompiler::Value(const SchemaJson& s, const std::string& path) {
-  if (depth_ > kMaxDepth) return Err(path, "the schema is nested too deeply");
+  ++depth_;
+  auto r = ValueAtDepth(s, path);
+  --depth_;
+  return r;
+}
+
+Result<ExprId> SchemaCompiler::ValueAtDepth(const SchemaJson& s, const std::string& path) {
+  if (Status n = ast_.meter().CheckNesting(depth_, "the schema"); !n.ok()) {
+    return Err(path, std::string(n.message()));
+  }
+  GEMMAD_RETURN_IF_ERROR(ast_.CheckBudget());
   if (s.is_boolean()) return s.get<bool>() ? ast_.Ref(b_.AnyValueRule()) : ast_.Nothing();
   if (!s.is_object()) return Err(path, fmt::format("a schema must be an object or a boolean, got {}", s.type_name()));
   for (auto it = s.begin(); it != s.end(); ++it) {

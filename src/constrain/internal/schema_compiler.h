@@ -23,6 +23,7 @@ class SchemaCompiler {
   JsonBuilder& builder() { return b_; }
 
  private:
+  Result<ExprId> ValueAtDepth(const SchemaJson& schema, const std::string& path);
   Result<ExprId> Dispatch(const SchemaJson& s, const std::string& path);
   Result<ExprId> Typed(const SchemaJson& s, const std::string& type, const std::string& path);
   Result<ExprId> Enum(const SchemaJson& s, const std::string& path);
