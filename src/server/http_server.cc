@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "base/log.h"
+#include "server/handler_guard.h"
 #include "server/http_connection.h"
 
 #include <boost/asio/executor_work_guard.hpp>
@@ -91,7 +92,7 @@ class ServerImpl final : public HttpServer, public ConnectionOwner {
   void Dispatch(HttpRequest request, std::shared_ptr<Responder> responder) override {
     auto r = std::static_pointer_cast<ConnectionResponder>(responder);
     workers_.Submit([this, request = std::move(request), r]() mutable {
-      handler_(std::move(request), r);
+      RunHandlerGuarded(handler_, std::move(request), r);
       r->Abandon();
     });
   }

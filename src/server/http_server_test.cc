@@ -6,6 +6,8 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <new>
+#include <stdexcept>
 #include <thread>
 
 #include "server/server_test_util.h"
@@ -183,6 +185,33 @@ TEST_F(HttpServerTest, RejectsOversizedBodies) {
   std::string resp = RoundTrip(server_->port(), "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 20\r\n\r\n"
                                                 "01234567890123456789");
   EXPECT_EQ(resp.rfind("HTTP/1.1 413", 0), 0u) << resp;
+}
+
+TEST_F(HttpServerTest, AHandlerThatThrowsAnswersOnlyItsOwnRequest) {
+  StartServer([](HttpRequest r, std::shared_ptr<Responder> out) {
+    if (r.path == "/oom") throw std::bad_alloc();
+    if (r.path == "/bug") throw std::runtime_error("boom");
+    if (r.path == "/late") {
+      out->SendEvent(R"({"a":1})");
+      throw std::bad_alloc();
+    }
+    out->Send(200, "text/plain", "fine");
+  });
+  auto get = [&](const char* path) {
+    return RoundTrip(server_->port(), std::string("GET ") + path + " HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+  };
+  std::string oom = get("/oom");
+  EXPECT_EQ(oom.rfind("HTTP/1.1 503", 0), 0u) << oom;
+  EXPECT_NE(oom.find("ran out of memory"), std::string::npos) << oom;
+  std::string bug = get("/bug");
+  EXPECT_EQ(bug.rfind("HTTP/1.1 500", 0), 0u) << bug;
+  EXPECT_EQ(bug.find("boom"), std::string::npos) << bug;  // internals are logged, not sent
+  std::string late = get("/late");
+  EXPECT_EQ(late.rfind("HTTP/1.1 200", 0), 0u) << late;
+  EXPECT_NE(late.find("ran out of memory"), std::string::npos) << late;
+  EXPECT_NE(late.find("data: [DONE]"), std::string::npos) << late;
+  std::string ok = get("/fine");
+  EXPECT_EQ(ok.rfind("HTTP/1.1 200", 0), 0u) << ok;
 }
 
 TEST_F(HttpServerTest, BindErrorNamesTheAddress) {

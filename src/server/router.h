@@ -33,6 +33,8 @@ class Router {
 
   // True when the Authorization header carries one of `keys` (constant-time compare).
   static bool Authorized(std::string_view authorization, const std::vector<std::string>& keys);
+  // given == secret, in time that depends only on secret.size().
+  static bool ConstantTimeEquals(std::string_view given, std::string_view secret);
   static bool IsProtectedPath(std::string_view path);
   static bool IsJsonContentType(std::string_view content_type);
 

@@ -52,6 +52,19 @@ TEST(RouterTest, ApiKeyProtectsOnlyV1Paths) {
   EXPECT_EQ(f.status, 401);
 }
 
+TEST(RouterTest, KeyComparisonIsExactForEveryLength) {
+  EXPECT_TRUE(Router::ConstantTimeEquals("secret-key", "secret-key"));
+  for (std::string_view guess : {"", "s", "secret-ke", "secret-keyy", "secret-kez", "Secret-key",
+                                 "secret-keysecret-key"}) {
+    EXPECT_FALSE(Router::ConstantTimeEquals(guess, "secret-key")) << guess;
+  }
+  EXPECT_TRUE(Router::ConstantTimeEquals("", ""));
+  EXPECT_FALSE(Router::ConstantTimeEquals("x", ""));
+  EXPECT_TRUE(Router::Authorized("bearer k1", {"k0", "k1"}));
+  EXPECT_FALSE(Router::Authorized("Bearer k1 ", {"k1"}));
+  EXPECT_FALSE(Router::Authorized("Basic k1", {"k1"}));
+}
+
 TEST(RouterTest, NotFoundAndMethodNotAllowed) {
   Router router = MakeRouter({});
   RecordingResponder a;
