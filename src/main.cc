@@ -1,5 +1,6 @@
 // gemmad entry point: dispatches `gemmad <subcommand> ...` through the generated table.
-// The only place that exits the process.
+// The only place that exits the process. Built twice: `gemmad` (release) and `gemmad-testing`
+// (GEMMAD_TEST_SEAMS defined: installs the test seams of cli/test_seams.h; tests only).
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -8,6 +9,10 @@
 #include "base/strings.h"
 #include "cli/subcommand.h"
 #include "cli/version.h"
+#ifdef GEMMAD_TEST_SEAMS
+#include "cli/test_seams.h"
+#include "runner/scripted_runner.h"
+#endif
 
 namespace gemmad::cli {
 #include "cli/subcommand_table.inc"
@@ -27,6 +32,9 @@ void PrintUsage(std::FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef GEMMAD_TEST_SEAMS
+  gemmad::cli::InstallTestSeams({.wrap_runner = gemmad::runner::MaybeScripted});
+#endif
   if (argc < 2) {
     PrintUsage(stderr);
     return 2;

@@ -85,10 +85,12 @@ std::optional<ApiError> RenderAndTokenize(const ServingContext& ctx, const ChatR
 
 std::optional<ApiError> PrepareChat(const ServingContext& ctx, const ApiCall& call, PreparedChat* out) {
   Json body;
-  if (auto e = DecodeBody(call.body, &body)) return e;
+  if (auto e = DecodeBody(call.body, ctx.limits.max_json_depth, &body)) return e;
   ChatRequest& r = out->request;
   if (auto e = ParseChatRequest(body, &r)) return e;
   if (auto e = CheckModel(ctx, r.sampling.model)) return e;
+  if (auto e = CheckTools(&r.tools, ctx.limits)) return e;
+  if (auto e = CheckStopStrings(r.sampling.stop, ctx.limits)) return e;
   if (auto e = CheckToolChoice(ctx, r)) return e;
   out->created = UnixNow();
   out->request_id = MakeRequestId("chatcmpl", call, r.sampling.request_id);
@@ -123,6 +125,7 @@ std::optional<ApiError> PrepareChat(const ServingContext& ctx, const ApiCall& ca
   ci.chat = true;
   ci.parallel_tool_calls = r.parallel_tool_calls;
   ci.prompt_ids = out->prompt_ids;
+  ci.cancelled = call.client_gone;
   if (auto e = BuildConstraint(ctx, ci, &out->make_constraint)) return e;
   if (ctx.options.enable_log_requests) {
     std::string shown = out->prompt_text;

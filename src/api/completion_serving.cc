@@ -40,9 +40,10 @@ struct CompletionRun {
 
 std::optional<ApiError> Prepare(const ServingContext& ctx, const ApiCall& call, CompletionRun* c) {
   Json body;
-  if (auto e = DecodeBody(call.body, &body)) return e;
+  if (auto e = DecodeBody(call.body, ctx.limits.max_json_depth, &body)) return e;
   if (auto e = ParseCompletionRequest(body, &c->req)) return e;
   if (auto e = CheckModel(ctx, c->req.sampling.model)) return e;
+  if (auto e = CheckStopStrings(c->req.sampling.stop, ctx.limits)) return e;
   if (c->req.sampling.use_beam_search) return ApiError::BadRequest("beam search is not supported by gemmad", "use_beam_search");
   c->id = MakeRequestId("cmpl", call, c->req.sampling.request_id);
   c->created = UnixNow();
@@ -79,6 +80,7 @@ std::optional<ApiError> Prepare(const ServingContext& ctx, const ApiCall& call, 
   c->n = c->prompts.front().sampling.params.n;
   ConstraintInputs ci;
   ci.body = &body;
+  ci.cancelled = call.client_gone;
   if (auto e = BuildConstraint(ctx, ci, &c->make_constraint)) return e;
   for (const PromptRun& p : c->prompts) {
     for (int32_t i = 0; i < c->n; ++i) {

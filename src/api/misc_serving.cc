@@ -41,7 +41,7 @@ void ServeModels(const ServingContext& ctx, ResponseSink& sink) {
 
 void ServeTokenize(const ServingContext& ctx, const ApiCall& call, ResponseSink& sink) {
   Json body;
-  if (auto e = DecodeBody(call.body, &body)) return sink.SendError(*e);
+  if (auto e = DecodeBody(call.body, ctx.limits.max_json_depth, &body)) return sink.SendError(*e);
   if (!body.is_object()) return sink.SendError(ApiError::Validation("body: Input should be a valid dictionary"));
   FieldReader r(body);
   std::optional<std::string> model = r.String("model");
@@ -63,6 +63,7 @@ void ServeTokenize(const ServingContext& ctx, const ApiCall& call, ResponseSink&
     }
     if (!r.ok()) return sink.SendError(r.error());
     if (auto e = CheckModel(ctx, model)) return sink.SendError(*e);
+    if (auto e = CheckTools(in.tools, ctx.limits)) return sink.SendError(*e);
     if (in.chat_template && !ctx.options.trust_request_chat_template) {
       return sink.SendError(ApiError::BadRequest(
           "Chat template is passed with request, but --trust-request-chat-template is not set. Refused request "
@@ -94,7 +95,7 @@ void ServeTokenize(const ServingContext& ctx, const ApiCall& call, ResponseSink&
 
 void ServeDetokenize(const ServingContext& ctx, const ApiCall& call, ResponseSink& sink) {
   Json body;
-  if (auto e = DecodeBody(call.body, &body)) return sink.SendError(*e);
+  if (auto e = DecodeBody(call.body, ctx.limits.max_json_depth, &body)) return sink.SendError(*e);
   if (!body.is_object()) return sink.SendError(ApiError::Validation("body: Input should be a valid dictionary"));
   FieldReader r(body);
   std::optional<std::string> model = r.String("model");

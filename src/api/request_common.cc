@@ -9,10 +9,15 @@
 #include <fmt/format.h>
 
 #include "api/sampling_build.h"
+#include "base/json_depth.h"
 
 namespace gemmad::api {
 
-std::optional<ApiError> DecodeBody(const std::string& body, Json* out) {
+std::optional<ApiError> DecodeBody(const std::string& body, int max_depth, Json* out) {
+  if (JsonNestingDepth(body, max_depth) > max_depth) {
+    return ApiError::Validation(
+        fmt::format("body: JSON nested more than {} levels deep (--max-request-json-depth)", max_depth), "body");
+  }
   try {
     *out = Json::parse(body);
   } catch (const Json::parse_error& e) {

@@ -17,8 +17,9 @@
 
 namespace gemmad::api {
 
-// Decodes a JSON body; a syntax error is a validation ApiError naming the position.
-std::optional<ApiError> DecodeBody(const std::string& body, Json* out);
+// Decodes a JSON body; a syntax error is a validation ApiError naming the position, and a body
+// nested deeper than `max_depth` (--max-request-json-depth) is refused before it is parsed.
+std::optional<ApiError> DecodeBody(const std::string& body, int max_depth, Json* out);
 // 404 "The model `x` does not exist." unless `model` is unset or served.
 std::optional<ApiError> CheckModel(const ServingContext& ctx, const std::optional<std::string>& model);
 // "<prefix>-<X>": X = X-Request-Id header, else the body's request_id, else 16 random hex.

@@ -5,12 +5,14 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "api/generation_defaults.h"
+#include "api/request_limits.h"
 #include "engine/engine_client.h"
 #include "template/chat_template.h"
 
@@ -48,6 +50,7 @@ struct ServingContext {
   // Grammar compiler for response_format / structured_outputs / forced tool calls; null: every
   // request is unconstrained (unit tests that do not need it).
   std::shared_ptr<const StructuredOutputs> structured_outputs;
+  RequestLimits limits;  // bounds checked before any work starts
 
   const std::string& model_name() const { return options.served_model_names.front(); }
   bool IsServedModel(const std::string& name) const;
@@ -58,6 +61,9 @@ struct ApiCall {
   std::string body;
   std::string request_id_header;  // X-Request-Id ("" when absent)
   std::chrono::steady_clock::time_point arrival = std::chrono::steady_clock::now();
+  // True once the client has gone (long preparation such as grammar compilation stops early);
+  // may be empty.
+  std::function<bool()> client_gone;
 };
 
 }  // namespace gemmad::api

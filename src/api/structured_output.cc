@@ -33,7 +33,7 @@ StructuredOutputs::StructuredOutputs(const tokenizer::Tokenizer* tokenizer, int3
     : tokenizer_(tokenizer), vocab_size_(vocab_size), stop_token_ids_(std::move(stop_token_ids)), config_(std::move(config)) {}
 
 Result<std::shared_ptr<const constrain::CompiledGrammar>> StructuredOutputs::Compile(
-    const constrain::ConstraintSpec& spec) const {
+    const constrain::ConstraintSpec& spec, const constrain::CompileBudget& budget) const {
   std::call_once(once_, [&] {
     auto vocab = constrain::VocabularyFromTokenizer(*tokenizer_, stop_token_ids_, vocab_size_);
     if (!vocab.ok()) {
@@ -43,7 +43,7 @@ Result<std::shared_ptr<const constrain::CompiledGrammar>> StructuredOutputs::Com
     cache_ = std::make_unique<constrain::GrammarCache>(std::move(*vocab), kGrammarCacheCapacity);
   });
   if (!vocab_status_.ok()) return vocab_status_;
-  return cache_->GetOrCompile(spec);
+  return cache_->GetOrCompile(spec, budget);
 }
 
 MatcherConstraint::MatcherConstraint(std::shared_ptr<const constrain::CompiledGrammar> grammar, bool gated,
@@ -102,7 +102,9 @@ std::optional<ApiError> BuildConstraint(const ServingContext& ctx, const Constra
     spec = std::move(*requested);
   }
   if (!spec) return std::nullopt;
-  auto grammar = so.Compile(*spec);
+  constrain::CompileBudget budget = ctx.limits.compile;
+  budget.cancelled = in.cancelled;
+  auto grammar = so.Compile(*spec, budget);
   if (!grammar.ok()) return ConstraintError(grammar.status());
   // vLLM: with a reasoning parser the constraint waits for the end of the thinking channel
   // (chat requests; a raw completion prompt has no channel, so it is constrained at once).

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -40,8 +41,10 @@ class StructuredOutputs {
                     constrain::StructuredOutputsConfig config);
 
   const constrain::StructuredOutputsConfig& config() const { return config_; }
-  // Thread-safe; compiles each spec once (errors are InvalidArgument / Unimplemented).
-  Result<std::shared_ptr<const constrain::CompiledGrammar>> Compile(const constrain::ConstraintSpec& spec) const;
+  // Thread-safe; compiles each spec once within `budget` (errors are InvalidArgument /
+  // Unimplemented; Cancelled when budget.cancelled() turned true).
+  Result<std::shared_ptr<const constrain::CompiledGrammar>> Compile(const constrain::ConstraintSpec& spec,
+                                                                    const constrain::CompileBudget& budget = {}) const;
 
  private:
   const tokenizer::Tokenizer* tokenizer_;
@@ -75,6 +78,7 @@ struct ConstraintInputs {
   bool chat = false;                        // chat: tool_choice applies, thinking gates
   bool parallel_tool_calls = true;
   std::span<const int32_t> prompt_ids;      // chat: the rendered prompt's ids
+  std::function<bool()> cancelled;          // the client went away: stop compiling; may be empty
 };
 
 // Leaves *out empty when the request asks for no constraint. A forced tool choice replaces any

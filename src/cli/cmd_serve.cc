@@ -20,6 +20,7 @@
 #include "cli/serve_options.h"
 #include "cli/serve_stats_logger.h"
 #include "cli/subcommand.h"
+#include "cli/test_seams.h"
 #include "cli/version.h"
 #include "engine/model_engine.h"
 #include "server/api_server.h"
@@ -59,6 +60,9 @@ api::ServingContext MakeContext(const ServeOptions& o, const ServeModel& m, engi
   ctx.chat_template = m.chat_template;
   ctx.generation_defaults = std::move(defaults);
   ctx.render_options.default_kwargs = o.default_chat_template_kwargs;
+  ctx.render_options.template_options.limits.max_steps = o.max_template_steps;
+  ctx.render_options.template_options.limits.max_output_bytes = o.max_template_output_bytes;
+  ctx.limits = o.request_limits;
   ctx.render_options.content_format = format;
   const tokenizer::Tokenizer& tok = *m.tokenizer;
   ctx.render_options.special_tokens.clear();
@@ -97,6 +101,7 @@ Result<engine::ModelEngine> StartEngine(const ServeOptions& o, const ServeModel&
   e.quantization = o.quantization;
   e.iteration_timeout_s = o.engine_iteration_timeout_s;
   e.allow_long_max_model_len = o.allow_long_max_model_len;
+  e.wrap_runner = InstalledTestSeams().wrap_runner;
   auto engine = engine::CreateModelEngine(e);
   if (!engine.ok() && engine.status().code() == StatusCode::kResourceExhausted) {
     return InvalidArgumentError(engine.status().message());  // a startup error: exit code 2
@@ -171,6 +176,7 @@ int RunServe(const std::vector<std::string>& args) {
   server::ApiServerOptions so;
   so.http.host = o.host;
   so.http.port = o.port;
+  so.http.max_body_bytes = o.max_request_body_bytes;
   so.router.api_keys = o.api_keys;
   so.router.enable_request_id_headers = o.enable_request_id_headers;
   so.version = std::string(Version());

@@ -12,6 +12,7 @@ namespace gemmad::cli {
 FlagTable ServeFrontendFlags();  // HTTP server, OpenAI API, chat template, parsers, logging
 FlagTable ServeModelFlags();     // model, tokenizer, dtype, context length, multimodal
 FlagTable ServeEngineFlags();    // scheduler, KV cache, parallelism, speculative decoding
+FlagTable ServeLimitFlags();     // request limits (gemmad's own: bounds checked before work starts)
 
 std::vector<FlagGroup> ServeFlagGroups();
 // All groups in one table (what the parser sees).

@@ -44,7 +44,8 @@ FlagTable ServeEngineFlags() { return kFlags; }
 std::vector<FlagGroup> ServeFlagGroups() {
   return {{"Frontend (HTTP server, OpenAI API)", ServeFrontendFlags()},
           {"Model", ServeModelFlags()},
-          {"Engine (scheduler, KV cache, parallelism)", ServeEngineFlags()}};
+          {"Engine (scheduler, KV cache, parallelism)", ServeEngineFlags()},
+          {"Request limits (gemmad)", ServeLimitFlags()}};
 }
 
 FlagTable ServeFlagTable() {

@@ -165,6 +165,40 @@ std::optional<std::string> ProcessEnv(const char* name) {
   return std::string(v);
 }
 
+static Status FillLimits(const ParsedFlags& f, ServeOptions& o) {
+  auto positive = [&](const char* name) -> Result<int64_t> {
+    int64_t v = f.GetInt(name);
+    if (v <= 0) return InvalidArgumentError(fmt::format("--{} must be > 0, got {}", name, v));
+    return v;
+  };
+  api::RequestLimits& l = o.request_limits;
+  GEMMAD_ASSIGN_OR_RETURN(int64_t body, positive("max-request-body-bytes"));
+  GEMMAD_ASSIGN_OR_RETURN(int64_t depth, positive("max-request-json-depth"));
+  GEMMAD_ASSIGN_OR_RETURN(int64_t tools, positive("max-tools"));
+  GEMMAD_ASSIGN_OR_RETURN(int64_t stops, positive("max-stop-strings"));
+  GEMMAD_ASSIGN_OR_RETURN(int64_t stop_bytes, positive("max-stop-string-bytes"));
+  GEMMAD_ASSIGN_OR_RETURN(int64_t compile_bytes, positive("structured-outputs-max-compile-bytes"));
+  GEMMAD_ASSIGN_OR_RETURN(int64_t nesting, positive("structured-outputs-max-nesting"));
+  GEMMAD_ASSIGN_OR_RETURN(int64_t steps, positive("max-template-steps"));
+  GEMMAD_ASSIGN_OR_RETURN(int64_t out_bytes, positive("max-template-output-bytes"));
+  if (depth > 100000 || nesting > 100000) {
+    return InvalidArgumentError("--max-request-json-depth and --structured-outputs-max-nesting must be <= 100000");
+  }
+  const double timeout = f.GetFloat("structured-outputs-compile-timeout");
+  if (!(timeout > 0)) return InvalidArgumentError("--structured-outputs-compile-timeout must be > 0");
+  o.max_request_body_bytes = static_cast<size_t>(body);
+  l.max_json_depth = static_cast<int>(depth);
+  l.max_tools = static_cast<size_t>(tools);
+  l.max_stop_strings = static_cast<size_t>(stops);
+  l.max_stop_string_bytes = static_cast<size_t>(stop_bytes);
+  l.compile.timeout_s = timeout;
+  l.compile.max_bytes = static_cast<size_t>(compile_bytes);
+  l.compile.max_nesting = static_cast<int>(nesting);
+  o.max_template_steps = static_cast<uint64_t>(steps);
+  o.max_template_output_bytes = static_cast<size_t>(out_bytes);
+  return OkStatus();
+}
+
 Result<ServeOptions> BuildServeOptions(const ParsedFlags& flags, EnvLookup env) {
   ServeOptions o;
   std::string positional = flags.positional.empty() ? "" : flags.positional[0];
@@ -178,6 +212,7 @@ Result<ServeOptions> BuildServeOptions(const ParsedFlags& flags, EnvLookup env) 
   GEMMAD_RETURN_IF_ERROR(CheckUnsupported(flags));
   GEMMAD_RETURN_IF_ERROR(FillFrontend(flags, env, o));
   GEMMAD_RETURN_IF_ERROR(FillModelAndEngine(flags, env, o));
+  GEMMAD_RETURN_IF_ERROR(FillLimits(flags, o));
   for (const FlagSpec& spec : ServeFlagTable()) {
     if (spec.effect == FlagEffect::kAccepted && flags.IsSet(spec.name)) {
       o.ineffective_flags_set.emplace_back(spec.name);

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/request_limits.h"
 #include "base/result.h"
 #include "constrain/request.h"
 #include "cli/flag_parser.h"
@@ -57,6 +58,12 @@ struct ServeOptions {
   std::string log_level = "info";
   double shutdown_timeout_s = 30;
   std::map<std::string, int64_t> limit_mm_per_prompt;  // modality -> count (only keys given)
+
+  // Request limits (serve_flags_limits.cc).
+  api::RequestLimits request_limits;
+  size_t max_request_body_bytes = size_t{64} << 20;
+  uint64_t max_template_steps = 20'000'000;
+  size_t max_template_output_bytes = size_t{64} << 20;
 
   // Engine.
   int64_t max_num_seqs = 256;

@@ -11,7 +11,6 @@
 #include "kv/kv_plan.h"
 #include "model/gemma4/model.h"
 #include "runner/model_runner.h"
-#include "runner/scripted_runner.h"
 
 namespace gemmad::engine {
 namespace {
@@ -86,8 +85,8 @@ Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
   ec.seed = o.seed;
   ec.iteration_timeout_s = o.iteration_timeout_s;
   GEMMAD_ASSIGN_OR_RETURN(auto runner, runner::ModelRunner::Create(std::move(model), kv, exec, o.kv_cache_dtype));
-  // Test seam (GEMMAD_TEST_SCRIPTED_OUTPUT, runner/scripted_runner.h): a no-op unless set.
-  std::unique_ptr<runner::Runner> served = runner::MaybeScripted(std::move(runner));
+  std::unique_ptr<runner::Runner> served = std::move(runner);
+  if (o.wrap_runner) served = o.wrap_runner(std::move(served));  // test binary only
   auto pooled = std::make_unique<PooledRunner>(std::move(pool), std::move(served));
 
   ModelEngine out;

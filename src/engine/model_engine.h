@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 #include "base/result.h"
 #include "engine/engine.h"
 #include "model/gemma4/weight_quantization.h"
+#include "runner/runner.h"
 #include "tensor/dtype.h"
 
 namespace gemmad::engine {
@@ -31,6 +33,8 @@ struct ModelEngineOptions {
   double iteration_timeout_s = 60.0;
   bool allow_long_max_model_len = false;        // VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
   model::gemma4::WeightQuantization quantization = model::gemma4::WeightQuantization::kNone;  // --quantization
+  // Test seam (cli/test_seams.h): wraps the model runner; unset in the release binary.
+  std::function<std::unique_ptr<runner::Runner>(std::unique_ptr<runner::Runner>)> wrap_runner;
 };
 
 struct ModelEngine {

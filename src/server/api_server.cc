@@ -10,8 +10,9 @@
 namespace gemmad::server {
 namespace {
 
-api::ApiCall CallOf(const HttpRequest& r) {
-  return {r.body, std::string(r.Header("x-request-id")), r.arrival};
+// `out` outlives the call: both live for the handler's run.
+api::ApiCall CallOf(const HttpRequest& r, const Responder& out) {
+  return {r.body, std::string(r.Header("x-request-id")), r.arrival, [&out] { return out.client_gone(); }};
 }
 
 double StartUnix(const api::ServingContext& ctx) { return static_cast<double>(ctx.options.created_unix); }
@@ -21,14 +22,14 @@ double StartUnix(const api::ServingContext& ctx) { return static_cast<double>(ct
 void AddApiRoutes(Router& router, const api::ServingContext& ctx, std::string version) {
   const api::ServingContext* c = &ctx;
   router.Add("POST", "/v1/chat/completions",
-             [c](const HttpRequest& r, Responder& out) { api::ServeChat(*c, CallOf(r), out); }, true);
+             [c](const HttpRequest& r, Responder& out) { api::ServeChat(*c, CallOf(r, out), out); }, true);
   router.Add("POST", "/v1/completions",
-             [c](const HttpRequest& r, Responder& out) { api::ServeCompletion(*c, CallOf(r), out); }, true);
+             [c](const HttpRequest& r, Responder& out) { api::ServeCompletion(*c, CallOf(r, out), out); }, true);
   router.Add("GET", "/v1/models", [c](const HttpRequest&, Responder& out) { api::ServeModels(*c, out); });
   router.Add("POST", "/tokenize",
-             [c](const HttpRequest& r, Responder& out) { api::ServeTokenize(*c, CallOf(r), out); }, true);
+             [c](const HttpRequest& r, Responder& out) { api::ServeTokenize(*c, CallOf(r, out), out); }, true);
   router.Add("POST", "/detokenize",
-             [c](const HttpRequest& r, Responder& out) { api::ServeDetokenize(*c, CallOf(r), out); }, true);
+             [c](const HttpRequest& r, Responder& out) { api::ServeDetokenize(*c, CallOf(r, out), out); }, true);
   RouteFn health = [c](const HttpRequest&, Responder& out) {
     out.Send(c->engine->healthy() ? 200 : 503, "", "");
   };

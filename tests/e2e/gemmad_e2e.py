@@ -2,6 +2,7 @@
 
 Environment (set by tests/e2e/CMakeLists.txt):
   GEMMAD_BIN         the gemmad binary
+  GEMMAD_TESTING_BIN gemmad-testing: the same program with the test seams (cli/test_seams.h)
   GEMMAD_SOURCE_DIR  the source tree (examples/, shared test data)
   GEMMAD_SHARED_DIR  the read-only ../shared
   GEMMAD_E2E_WORK    a writable directory under the build tree (models, HF caches, logs)
@@ -25,6 +26,7 @@ import urllib.error
 import urllib.request
 
 BIN = os.environ.get("GEMMAD_BIN", "")
+TESTING_BIN = os.environ.get("GEMMAD_TESTING_BIN", "")
 SOURCE_DIR = os.environ.get("GEMMAD_SOURCE_DIR", "")
 SHARED_DIR = os.environ.get("GEMMAD_SHARED_DIR", "")
 WORK = os.environ.get("GEMMAD_E2E_WORK", "/tmp/gemmad_e2e")
@@ -151,7 +153,8 @@ class Server:
     start()/stop(). stop() sends SIGTERM and returns the exit code.
     """
 
-    def __init__(self, args, env=None, cwd=None, port=None, startup_timeout=120, name="server"):
+    def __init__(self, args, env=None, cwd=None, port=None, startup_timeout=120, name="server", bin=None):
+        self.bin = bin or BIN
         self.args = list(args)
         self.cwd = cwd or SOURCE_DIR
         self.startup_timeout = startup_timeout
@@ -190,7 +193,7 @@ class Server:
 
     def start(self):
         self._logf = open(self.log_path, "wb")
-        self.proc = subprocess.Popen([BIN, "serve"] + self.args, cwd=self.cwd, env=self.env,
+        self.proc = subprocess.Popen([self.bin, "serve"] + self.args, cwd=self.cwd, env=self.env,
                                      stdout=self._logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         deadline = time.time() + self.startup_timeout
         while time.time() < deadline:
@@ -256,3 +259,24 @@ class Server:
 # The flags every seed passes for tool calling and thinking.
 TOOL_FLAGS = ["--enable-auto-tool-choice", "--tool-call-parser", "gemma4", "--reasoning-parser", "gemma4",
               "--chat-template", "examples/tool_chat_template_gemma4.jinja"]
+
+
+def module_server(args, name):
+    """Body of a module-scoped pytest fixture: starts `gemmad serve ARGS`, yields it, and checks
+    it exits 0 on SIGTERM."""
+    s = Server(args, name=name)
+    s.start()
+    yield s
+    rc = s.stop()
+    assert rc == 0, f"gemmad serve exited with {rc}:\n{s.log()}"
+
+
+def assert_still_serving(server):
+    """The server is alive, /health is 200 and a 2-token completion succeeds."""
+    assert server.proc.poll() is None, f"server died:\n{server.log()}"
+    status, _, body = http("GET", server.base_url + "/health")
+    assert status == 200 and body == b""
+    status, _, body = http("POST", server.base_url + "/v1/completions",
+                           {"prompt": "ok", "max_tokens": 2, "temperature": 0})
+    assert status == 200, body
+    assert json.loads(body)["usage"]["completion_tokens"] == 2

@@ -17,24 +17,14 @@ MSGS = [{"role": "user", "content": "Hi"}]
 
 @pytest.fixture(scope="module")
 def server():
-    s = e2e.Server([MODEL] + e2e.TOOL_FLAGS + ["--max-model-len", str(MAX_LEN)], name="errors")
-    s.start()
-    yield s
-    rc = s.stop()
-    assert rc == 0, f"gemmad serve exited with {rc}:\n{s.log()}"
+    yield from e2e.module_server([MODEL] + e2e.TOOL_FLAGS + ["--max-model-len", str(MAX_LEN)], "errors")
 
 
 @pytest.fixture(autouse=True)
 def still_healthy(server):
     """Every test ends with a healthy server that still serves a request."""
     yield
-    assert server.proc.poll() is None, f"server died:\n{server.log()}"
-    status, _, body = e2e.http("GET", server.base_url + "/health")
-    assert status == 200 and body == b""
-    status, _, body = e2e.http("POST", server.base_url + "/v1/completions",
-                               {"prompt": "ok", "max_tokens": 2, "temperature": 0})
-    assert status == 200, body
-    assert json.loads(body)["usage"]["completion_tokens"] == 2
+    e2e.assert_still_serving(server)
 
 
 def post(server, path, body, headers=None):

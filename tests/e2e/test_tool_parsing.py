@@ -1,5 +1,5 @@
-"""Scripted model output through the whole server (issue 8): `gemmad serve` with the TEST-ONLY
-GEMMAD_TEST_SCRIPTED_OUTPUT seam (src/runner/scripted_runner.h) makes a request whose prompt is
+"""Scripted model output through the whole server (issue 8): `gemmad-testing serve` (the test
+binary) with the TEST-ONLY GEMMAD_TEST_SCRIPTED_OUTPUT seam (src/runner/scripted_runner.h) makes a request whose prompt is
 listed in the script file "generate" the listed token ids. The ids are the real tokenizer's
 (/tokenize), and the text goes back through the real detokenizer, the gemma4 reasoning and
 tool-call parsers and the HTTP layer to the openai client.
@@ -35,7 +35,8 @@ THINK = {"enable_thinking": True}
 def scripted(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("script") / "script.jsonl")
     open(path, "w").close()
-    s = e2e.Server([MODEL] + e2e.TOOL_FLAGS, env={"GEMMAD_TEST_SCRIPTED_OUTPUT": path}, name="scripted")
+    s = e2e.Server([MODEL] + e2e.TOOL_FLAGS, env={"GEMMAD_TEST_SCRIPTED_OUTPUT": path}, name="scripted",
+                 bin=e2e.TESTING_BIN)
     s.start()
     s.script_path = path
     yield s
