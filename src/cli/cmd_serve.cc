@@ -177,6 +177,7 @@ int RunServe(const std::vector<std::string>& args) {
   so.http.host = o.host;
   so.http.port = o.port;
   so.http.max_body_bytes = o.max_request_body_bytes;
+  so.http.body_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.request_body_timeout_s * 1000));
   so.router.api_keys = o.api_keys;
   so.router.enable_request_id_headers = o.enable_request_id_headers;
   so.version = std::string(Version());

@@ -11,6 +11,9 @@ constexpr FlagEffect kYes = FlagEffect::kEffective;
 constexpr FlagSpec kFlags[] = {
     {"max-request-body-bytes", kInt, "67108864", "Largest request body; a larger one is answered 413.", kYes, {}, {},
      "e2e test_hostile_input"},
+    {"request-body-timeout", kFloat, "60",
+     "Seconds a request's body may take to arrive after its headers (headers: 5 s); then 408 and close.", kYes, {},
+     {}, "unit HttpServerTest"},
     {"max-request-json-depth", kInt, "64",
      "Deepest nesting of arrays/objects in a request body (and in JSON given as a string, e.g. a schema).", kYes,
      {}, {}, "e2e test_hostile_input"},

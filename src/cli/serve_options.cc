@@ -184,6 +184,8 @@ static Status FillLimits(const ParsedFlags& f, ServeOptions& o) {
   if (depth > 100000 || nesting > 100000) {
     return InvalidArgumentError("--max-request-json-depth and --structured-outputs-max-nesting must be <= 100000");
   }
+  o.request_body_timeout_s = f.GetFloat("request-body-timeout");
+  if (!(o.request_body_timeout_s > 0)) return InvalidArgumentError("--request-body-timeout must be > 0");
   const double timeout = f.GetFloat("structured-outputs-compile-timeout");
   if (!(timeout > 0)) return InvalidArgumentError("--structured-outputs-compile-timeout must be > 0");
   o.max_request_body_bytes = static_cast<size_t>(body);

@@ -45,7 +45,8 @@ Connection::Connection(asio::ip::tcp::socket socket, ConnectionOwner& owner)
     : socket_(std::move(socket)),
       strand_(socket_.get_executor()),
       owner_(owner),
-      idle_timer_(strand_) {}
+      idle_timer_(strand_),
+      body_timer_(strand_) {}
 
 Connection::~Connection() { owner_.Forget(this); }
 
@@ -81,6 +82,11 @@ void Connection::OnHeader(beast::error_code ec) {
     return Closed();
   }
   idle_timer_.cancel();
+  // A client that trickles its body (or never sends it) must not hold the connection for ever.
+  body_timer_.expires_after(owner_.options().body_timeout);
+  body_timer_.async_wait(asio::bind_executor(strand_, [self = shared_from_this()](beast::error_code tec) {
+    if (!tec && self->reading_ && !self->closed_) self->RejectAndClose(408, "Request body timed out");
+  }));
   if (parser_->get()[http::field::expect] == "100-continue" && !in_exchange_) {
     // curl waits for this before sending a body larger than 1 KiB.
     auto bytes = std::make_shared<std::string>("HTTP/1.1 100 Continue\r\n\r\n");
@@ -103,6 +109,7 @@ void Connection::ReadBody() {
 
 void Connection::OnBody(beast::error_code ec) {
   reading_ = false;
+  body_timer_.cancel();
   if (ec == http::error::body_limit) return RejectAndClose(413, "Request body too large");
   if (ec) return Closed();
   HttpRequest request = ToRequest(parser_->release());
@@ -200,6 +207,7 @@ void Connection::Closed() {
   if (closed_) return;
   closed_ = true;
   idle_timer_.cancel();
+  body_timer_.cancel();
   beast::error_code ignored;
   socket_.close(ignored);
   if (responder_) responder_->MarkGone();

@@ -76,6 +76,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   boost::asio::any_io_executor strand_;  // the socket's executor: a strand
   ConnectionOwner& owner_;
   boost::asio::steady_timer idle_timer_;
+  boost::asio::steady_timer body_timer_;  // a body must arrive within HttpServerOptions::body_timeout
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   std::deque<std::pair<std::string, bool>> write_queue_;  // bytes, ends exchange

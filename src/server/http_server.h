@@ -23,7 +23,8 @@ struct HttpServerOptions {
   int num_io_threads = 1;
   size_t max_handler_threads = 1024;
   size_t max_body_bytes = size_t{256} << 20;
-  std::chrono::milliseconds keep_alive_timeout{5000};  // uvicorn's default
+  std::chrono::milliseconds keep_alive_timeout{5000};  // uvicorn's default; also bounds a request's headers
+  std::chrono::milliseconds body_timeout{60000};       // a request's body, from the end of its headers
   // Responder writes block while this many bytes wait for a slow client.
   size_t max_buffered_bytes = size_t{4} << 20;
 };

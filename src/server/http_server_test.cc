@@ -214,6 +214,34 @@ TEST_F(HttpServerTest, AHandlerThatThrowsAnswersOnlyItsOwnRequest) {
   EXPECT_EQ(ok.rfind("HTTP/1.1 200", 0), 0u) << ok;
 }
 
+TEST_F(HttpServerTest, TrickledHeadersAndBodiesTimeOut) {
+  HttpServerOptions options;
+  options.keep_alive_timeout = std::chrono::milliseconds(300);
+  options.body_timeout = std::chrono::milliseconds(300);
+  std::atomic<int> handled{0};
+  StartServer([&](HttpRequest, std::shared_ptr<Responder> out) {
+    ++handled;
+    out->Send(200, "text/plain", "ok");
+  }, options);
+  // Headers that never end, and a body that never completes: both connections are closed by the
+  // server (the body one with a 408) and no handler ever runs.
+  for (std::string partial : {std::string("POST /x HTTP/1.1\r\nHost: a\r\nX-Slow: "),
+                              std::string("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\n01")}) {
+    int fd = Connect(server_->port());
+    ASSERT_GE(fd, 0);
+    auto t0 = std::chrono::steady_clock::now();
+    SendAll(fd, partial);
+    std::string resp = ReadAll(fd, /*timeout_ms=*/10000);  // returns when the server closes
+    ::close(fd);
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(s, 5.0) << partial;  // closed by the server, long before the read gave up
+    if (partial.find("Content-Length") != std::string::npos) {
+      EXPECT_EQ(resp.rfind("HTTP/1.1 408", 0), 0u) << resp;
+    }
+  }
+  EXPECT_EQ(handled.load(), 0);
+}
+
 TEST_F(HttpServerTest, BindErrorNamesTheAddress) {
   StartServer(Echo());
   HttpServerOptions options;
