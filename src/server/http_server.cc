@@ -34,6 +34,7 @@ class ServerImpl final : public HttpServer, public ConnectionOwner {
     // Destroy Asio objects while the registry (mu_, connections_) still exists: pending
     // handlers may own the last reference to a Connection, whose destructor calls Forget.
     acceptor_.reset();
+    accept_retry_.reset();
     ioc_.reset();
   }
 
@@ -116,10 +117,7 @@ class ServerImpl final : public HttpServer, public ConnectionOwner {
   void Accept() {
     acceptor_->async_accept(asio::make_strand(*ioc_), [this](boost::system::error_code ec, tcp::socket socket) {
       if (ec) {
-        if (!stopping_.load() && ec != asio::error::operation_aborted) {
-          GEMMAD_LOG_WARNING("accept failed: {}", ec.message());
-          Accept();
-        }
+        if (!stopping_.load() && ec != asio::error::operation_aborted) RetryAccept(ec);
         return;
       }
       boost::system::error_code ignored;
@@ -146,7 +144,27 @@ class ServerImpl final : public HttpServer, public ConnectionOwner {
   const HttpServerOptions options_;
   Handler handler_;
   std::unique_ptr<asio::io_context> ioc_;
+  // Out of file descriptors (EMFILE/ENFILE: e.g. thousands of idle connections) or another accept
+  // error: try again after 50 ms instead of spinning, and log at most once a second.
+  void RetryAccept(const boost::system::error_code& ec) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_accept_warning_ > std::chrono::seconds(1)) {
+      last_accept_warning_ = now;
+      GEMMAD_LOG_WARNING("accept failed: {} ({} connections open); retrying", ec.message(), NumConnections());
+    }
+    accept_retry_->expires_after(std::chrono::milliseconds(50));
+    accept_retry_->async_wait([this](boost::system::error_code tec) {
+      if (!tec && !stopping_.load()) Accept();
+    });
+  }
+  size_t NumConnections() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return connections_.size();
+  }
+
   std::unique_ptr<tcp::acceptor> acceptor_;
+  std::unique_ptr<asio::steady_timer> accept_retry_ = std::make_unique<asio::steady_timer>(*ioc_);
+  std::chrono::steady_clock::time_point last_accept_warning_{};
   asio::executor_work_guard<asio::io_context::executor_type> work_;
   WorkerPool workers_;
   std::vector<std::thread> io_threads_;

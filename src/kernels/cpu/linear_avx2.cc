@@ -2,6 +2,7 @@
 // share each weight load (4x2 tiles), a lone token runs four rows at once (1x4), bf16 widened by a
 // 16-bit shift. Unaligned loads throughout.
 // Include no header with inline code here beyond intrinsics and the registry's declarations.
+#include <cpuid.h>
 #include <immintrin.h>
 
 #include <cstdint>
@@ -154,8 +155,13 @@ void LinearBf16Avx2(const float* x, int64_t n, int64_t in, const uint16_t* w, in
                     int64_t o_end, float* y, int64_t ldy) {
   LinearAvx2(x, n, in, w, o_begin, o_end, y, ldy);
 }
+// F16C by CPUID (leaf 1, ECX bit 29): clang before 15 does not know "f16c" in __builtin_cpu_supports.
+bool F16cSupported() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & (1u << 29)) != 0;
+}
 bool Avx2Supported() {
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && F16cSupported();
 }
 
 }  // namespace
