@@ -270,8 +270,9 @@ void BlockF32(const float* x, int64_t n, int64_t in, const float* wf, int64_t ob
       const int64_t len = in - k0 < kSlice ? in - k0 : kSlice;
       const bool first = k0 == 0, last = k0 + len == in;
       for (int64_t g = 0; g < groups; ++g) {
-        DotTile<kTileT, kTileR>(x + g * kTileT * in, in, k0, len, wr, acc + g * kTileT * kTileR, first, last,
-                                y + g * kTileT * ldy + o0, ldy);
+        __m512* chain = acc != nullptr ? acc + g * kTileT * kTileR : nullptr;  // null: one slice, no chains
+        DotTile<kTileT, kTileR>(x + g * kTileT * in, in, k0, len, wr, chain, first, last, y + g * kTileT * ldy + o0,
+                                ldy);
       }
     }
   }
