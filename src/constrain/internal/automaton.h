@@ -59,11 +59,12 @@ struct Dfa {
 // references a rule or token.
 Result<Nfa> BuildNfa(const GrammarAst& ast, ExprId body, size_t max_states);
 
-// Subset construction; errors when the DFA would exceed `max_states`.
-Result<Dfa> Determinize(const Nfa& nfa, size_t max_states);
+// Subset construction; errors when the DFA would exceed `max_states` or `meter`'s budget (when
+// given: every function here that can run long checks it as it goes).
+Result<Dfa> Determinize(const Nfa& nfa, size_t max_states, const BudgetMeter* meter = nullptr);
 
 // Product automaton over bytes (both operands must have no ref/token edges).
-Result<Dfa> IntersectDfa(const Dfa& a, const Dfa& b, size_t max_states);
+Result<Dfa> IntersectDfa(const Dfa& a, const Dfa& b, size_t max_states, const BudgetMeter* meter = nullptr);
 
 // The complement over bytes (every byte string not matched); `dfa` must have no symbols.
 Dfa ComplementDfa(const Dfa& dfa);
@@ -73,7 +74,8 @@ Dfa ComplementDfa(const Dfa& dfa);
 // When `lookahead_classes` is non-null it receives, per returned state, the class of the state
 // after `lookahead` refinement rounds: states with equal class accept and end on exactly the same
 // strings of at most `lookahead` symbols.
-Dfa Minimize(const Dfa& dfa, int32_t lookahead, std::vector<int32_t>* lookahead_classes);
+Result<Dfa> Minimize(const Dfa& dfa, int32_t lookahead, std::vector<int32_t>* lookahead_classes,
+                     const BudgetMeter* meter = nullptr);
 
 // A hash of the canonical structure (finality, edges, symbols).
 uint64_t StructureHash(const Dfa& dfa);

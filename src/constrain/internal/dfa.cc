@@ -63,7 +63,7 @@ bool Dfa::HasSymbols() const {
   return false;
 }
 
-Result<Dfa> Determinize(const Nfa& nfa, size_t max_states) {
+Result<Dfa> Determinize(const Nfa& nfa, size_t max_states, const BudgetMeter* meter) {
   Dfa dfa;
   std::unordered_map<std::vector<int32_t>, int32_t, VecHash> ids;
   std::vector<std::vector<int32_t>> subsets;
@@ -80,6 +80,7 @@ Result<Dfa> Determinize(const Nfa& nfa, size_t max_states) {
   };
   intern({nfa.start});
   for (size_t cur = 0; cur < subsets.size(); ++cur) {
+    if (meter) GEMMAD_RETURN_IF_ERROR(meter->Check());
     if (subsets.size() > max_states) {
       return InvalidArgumentError(fmt::format(
           "the grammar is too large: a rule needs more than {} automaton states", max_states));
@@ -122,7 +123,7 @@ Result<Dfa> Determinize(const Nfa& nfa, size_t max_states) {
   return dfa;
 }
 
-Result<Dfa> IntersectDfa(const Dfa& a, const Dfa& b, size_t max_states) {
+Result<Dfa> IntersectDfa(const Dfa& a, const Dfa& b, size_t max_states, const BudgetMeter* meter) {
   Dfa out;
   std::map<std::pair<int32_t, int32_t>, int32_t> ids;
   std::deque<std::pair<int32_t, int32_t>> queue;
@@ -138,6 +139,7 @@ Result<Dfa> IntersectDfa(const Dfa& a, const Dfa& b, size_t max_states) {
   while (!queue.empty()) {
     auto [x, y] = queue.front();
     queue.pop_front();
+    if (meter) GEMMAD_RETURN_IF_ERROR(meter->Check());
     if (out.states.size() > max_states) {
       return InvalidArgumentError("the grammar is too large (intersection of patterns)");
     }
@@ -179,7 +181,8 @@ Dfa ComplementDfa(const Dfa& dfa) {
   return out;
 }
 
-Dfa Minimize(const Dfa& dfa, int32_t lookahead, std::vector<int32_t>* lookahead_classes) {
+Result<Dfa> Minimize(const Dfa& dfa, int32_t lookahead, std::vector<int32_t>* lookahead_classes,
+                     const BudgetMeter* meter) {
   const size_t n = dfa.states.size();
   std::vector<int32_t> cls(n), la;
   for (size_t s = 0; s < n; ++s) cls[s] = dfa.states[s].final ? 1 : 0;
@@ -190,6 +193,7 @@ Dfa Minimize(const Dfa& dfa, int32_t lookahead, std::vector<int32_t>* lookahead_
     std::vector<int32_t> next(n);
     std::vector<int64_t> sig;
     for (size_t s = 0; s < n; ++s) {
+      if (meter && s % 256 == 0) GEMMAD_RETURN_IF_ERROR(meter->Check());
       const DfaState& st = dfa.states[s];
       sig.clear();
       sig.push_back(cls[s]);

@@ -18,6 +18,7 @@ class Builder {
   Builder(const GrammarAst& ast, size_t max_states) : ast_(ast), max_states_(max_states) {}
 
   Result<Frag> Build(ExprId id) {
+    GEMMAD_RETURN_IF_ERROR(ast_.CheckBudget());
     if (static_cast<size_t>(nfa_.num_states()) > max_states_) {
       return InvalidArgumentError(fmt::format(
           "the grammar is too large: a rule needs more than {} automaton states (large repetition "
@@ -137,15 +138,15 @@ class Builder {
           }
         }
       }
-      GEMMAD_ASSIGN_OR_RETURN(Dfa d, Determinize(n, max_states_));
+      GEMMAD_ASSIGN_OR_RETURN(Dfa d, Determinize(n, max_states_, &ast_.meter()));
       if (e.kind == ExprKind::kExcept && i == 1) d = ComplementDfa(d);
       if (i == 0) {
         acc = std::move(d);
       } else {
-        GEMMAD_ASSIGN_OR_RETURN(acc, IntersectDfa(acc, d, max_states_));
+        GEMMAD_ASSIGN_OR_RETURN(acc, IntersectDfa(acc, d, max_states_, &ast_.meter()));
       }
     }
-    acc = Minimize(acc, 0, nullptr);
+    GEMMAD_ASSIGN_OR_RETURN(acc, Minimize(acc, 0, nullptr, &ast_.meter()));
     if (static_cast<size_t>(nfa_.num_states()) + acc.states.size() > max_states_) {
       return InvalidArgumentError("the grammar is too large (intersection)");
     }

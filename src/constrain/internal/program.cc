@@ -37,10 +37,12 @@ Result<Lowered> LowerRules(const GrammarAst& ast, const ProgramLimits& limits) {
     auto prefix = fmt::format("rule '{}'", rule.name);
     auto nfa = BuildNfa(ast, rule.body, limits.max_states_per_rule);
     if (!nfa.ok()) return nfa.status().WithPrefix(prefix);
-    auto dfa = Determinize(*nfa, limits.max_states_per_rule);
+    auto dfa = Determinize(*nfa, limits.max_states_per_rule, limits.meter);
     if (!dfa.ok()) return dfa.status().WithPrefix(prefix);
     const bool pure = !dfa->HasSymbols();
-    l.dfas[r] = Minimize(*dfa, limits.lookahead_bytes, pure ? &l.la[r] : nullptr);
+    auto min = Minimize(*dfa, limits.lookahead_bytes, pure ? &l.la[r] : nullptr, limits.meter);
+    if (!min.ok()) return min.status();
+    l.dfas[r] = std::move(*min);
     l.hash[r] = StructureHash(l.dfas[r]);
     total += l.dfas[r].states.size();
     // A DFA state with its edges takes ~100 bytes, the linked program about as much again.
