@@ -29,8 +29,13 @@ ApiError ConstraintError(const Status& s) {
 }  // namespace
 
 StructuredOutputs::StructuredOutputs(const tokenizer::Tokenizer* tokenizer, int32_t vocab_size,
-                                     std::vector<int32_t> stop_token_ids, constrain::StructuredOutputsConfig config)
-    : tokenizer_(tokenizer), vocab_size_(vocab_size), stop_token_ids_(std::move(stop_token_ids)), config_(std::move(config)) {}
+                                     std::vector<int32_t> stop_token_ids, constrain::StructuredOutputsConfig config,
+                                     size_t max_concurrent_compiles)
+    : tokenizer_(tokenizer),
+      vocab_size_(vocab_size),
+      stop_token_ids_(std::move(stop_token_ids)),
+      config_(std::move(config)),
+      max_concurrent_compiles_(max_concurrent_compiles) {}
 
 Result<std::shared_ptr<const constrain::CompiledGrammar>> StructuredOutputs::Compile(
     const constrain::ConstraintSpec& spec, const constrain::CompileBudget& budget) const {
@@ -40,7 +45,8 @@ Result<std::shared_ptr<const constrain::CompiledGrammar>> StructuredOutputs::Com
       vocab_status_ = vocab.status();
       return;
     }
-    cache_ = std::make_unique<constrain::GrammarCache>(std::move(*vocab), kGrammarCacheCapacity);
+    cache_ = std::make_unique<constrain::GrammarCache>(std::move(*vocab), kGrammarCacheCapacity,
+                                                       max_concurrent_compiles_);
   });
   if (!vocab_status_.ok()) return vocab_status_;
   return cache_->GetOrCompile(spec, budget);

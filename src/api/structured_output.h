@@ -37,8 +37,9 @@ class StructuredOutputs {
  public:
   // `stop_token_ids`: the ids a complete constraint allows (the engine's EOS set).
   // `vocab_size`: the model's logits width (the engine's bitmask size).
+  // `max_concurrent_compiles`: compilations running at once (0: no bound); see GrammarCache.
   StructuredOutputs(const tokenizer::Tokenizer* tokenizer, int32_t vocab_size, std::vector<int32_t> stop_token_ids,
-                    constrain::StructuredOutputsConfig config);
+                    constrain::StructuredOutputsConfig config, size_t max_concurrent_compiles = 0);
 
   const constrain::StructuredOutputsConfig& config() const { return config_; }
   // Thread-safe; compiles each spec once within `budget` (errors are InvalidArgument /
@@ -51,6 +52,7 @@ class StructuredOutputs {
   int32_t vocab_size_;
   std::vector<int32_t> stop_token_ids_;
   constrain::StructuredOutputsConfig config_;
+  size_t max_concurrent_compiles_;
   mutable std::once_flag once_;
   mutable Status vocab_status_;
   mutable std::unique_ptr<constrain::GrammarCache> cache_;

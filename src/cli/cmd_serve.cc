@@ -76,7 +76,11 @@ api::ServingContext MakeContext(const ServeOptions& o, const ServeModel& m, engi
   if (auto eos = engine.limits().eos_token_id; eos && std::find(stops.begin(), stops.end(), *eos) == stops.end()) {
     stops.insert(stops.begin(), *eos);
   }
-  ctx.structured_outputs = std::make_shared<api::StructuredOutputs>(&tok, engine.limits().vocab_size, std::move(stops), o.structured_outputs_config);
+  const size_t compiles = o.max_concurrent_compiles > 0
+                              ? static_cast<size_t>(o.max_concurrent_compiles)
+                              : std::max<size_t>(1, std::thread::hardware_concurrency() / 2);
+  ctx.structured_outputs = std::make_shared<api::StructuredOutputs>(&tok, engine.limits().vocab_size, std::move(stops),
+                                                                    o.structured_outputs_config, compiles);
   return ctx;
 }
 

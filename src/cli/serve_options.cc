@@ -184,6 +184,10 @@ static Status FillLimits(const ParsedFlags& f, ServeOptions& o) {
   if (depth > 100000 || nesting > 100000) {
     return InvalidArgumentError("--max-request-json-depth and --structured-outputs-max-nesting must be <= 100000");
   }
+  o.max_concurrent_compiles = f.GetInt("structured-outputs-max-concurrent-compiles");
+  if (o.max_concurrent_compiles < 0) {
+    return InvalidArgumentError("--structured-outputs-max-concurrent-compiles must be >= 0");
+  }
   o.request_body_timeout_s = f.GetFloat("request-body-timeout");
   if (!(o.request_body_timeout_s > 0)) return InvalidArgumentError("--request-body-timeout must be > 0");
   const double timeout = f.GetFloat("structured-outputs-compile-timeout");

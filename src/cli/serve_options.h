@@ -63,6 +63,7 @@ struct ServeOptions {
   api::RequestLimits request_limits;
   size_t max_request_body_bytes = size_t{64} << 20;
   double request_body_timeout_s = 60;
+  int64_t max_concurrent_compiles = 0;  // 0: half the CPU cores
   uint64_t max_template_steps = 20'000'000;
   size_t max_template_output_bytes = size_t{64} << 20;
 

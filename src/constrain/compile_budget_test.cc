@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <string>
 #include <thread>
 
@@ -114,6 +115,30 @@ TEST(CompileBudgetTest, AWaiterRetriesWhenTheOwnersCompilationWasCancelled) {
   first.join();
   second.join();
   EXPECT_TRUE(cache.GetOrCompile(spec, {}).ok());
+}
+
+TEST(CompileBudgetTest, CompilationsBeyondTheConcurrencyBoundWaitForASlot) {
+  GrammarCache cache(SmallVocab(), 4, /*max_concurrent=*/1);
+  const ConstraintSpec a = Spec(ConstraintKind::kJsonSchema, WideSchema(20));
+  const ConstraintSpec b = Spec(ConstraintKind::kJsonSchema, WideSchema(21));
+  std::atomic<bool> a_started{false}, release{false};
+  CompileBudget hold;  // A's compilation holds the only slot until released
+  hold.cancelled = [&] {
+    a_started = true;
+    while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return false;
+  };
+  std::thread first([&] { EXPECT_TRUE(cache.GetOrCompile(a, hold).ok()); });
+  while (!a_started) std::this_thread::yield();
+  const auto t0 = std::chrono::steady_clock::now();
+  CompileBudget impatient;  // B gives up after 200 ms: it was waiting, never compiling
+  impatient.cancelled = [&] { return std::chrono::steady_clock::now() - t0 > std::chrono::milliseconds(200); };
+  auto r = cache.GetOrCompile(b, impatient);
+  EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
+  release = true;
+  first.join();
+  EXPECT_TRUE(cache.GetOrCompile(b, {}).ok());
+  EXPECT_TRUE(cache.GetOrCompile(a, {}).ok());  // a hit: never waits
 }
 
 }  // namespace

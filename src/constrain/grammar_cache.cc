@@ -5,8 +5,26 @@
 
 namespace gemmad::constrain {
 
-GrammarCache::GrammarCache(std::shared_ptr<const Vocabulary> vocab, size_t capacity)
-    : vocab_(std::move(vocab)), capacity_(capacity == 0 ? 1 : capacity) {}
+GrammarCache::GrammarCache(std::shared_ptr<const Vocabulary> vocab, size_t capacity, size_t max_concurrent)
+    : vocab_(std::move(vocab)), capacity_(capacity == 0 ? 1 : capacity), max_concurrent_(max_concurrent) {}
+
+Status GrammarCache::AcquireSlot(const CompileBudget& budget) {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (max_concurrent_ != 0 && active_ >= max_concurrent_) {
+    slot_freed_.wait_for(lock, std::chrono::milliseconds(50));
+    if (budget.cancelled && budget.cancelled()) return CancelledError("the client went away");
+  }
+  ++active_;
+  return OkStatus();
+}
+
+void GrammarCache::ReleaseSlot() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    --active_;
+  }
+  slot_freed_.notify_one();
+}
 
 Result<std::shared_ptr<const CompiledGrammar>> GrammarCache::GetOrCompile(const ConstraintSpec& spec,
                                                                         const CompileBudget& budget) {
@@ -39,7 +57,11 @@ Result<std::shared_ptr<const CompiledGrammar>> GrammarCache::GetOrCompileOnce(co
     }
   }
   if (existing.valid()) return existing.get();  // waits while another thread compiles it
-  auto result = Compile(spec, vocab_, budget);
+  Result<std::shared_ptr<const CompiledGrammar>> result = CancelledError("the client went away");
+  if (Status slot = AcquireSlot(budget); slot.ok()) {
+    result = Compile(spec, vocab_, budget);
+    ReleaseSlot();
+  }
   promise.set_value(result);
   if (!result.ok()) {
     std::lock_guard<std::mutex> lock(mu_);
