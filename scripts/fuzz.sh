@@ -61,9 +61,13 @@ for t in "${targets[@]}"; do
   # Minimise the corpus back into the repository (merge keeps only inputs that add coverage).
   mkdir -p "$work/merged"
   "build/fuzz/fuzz/${t}_fuzz" -merge=1 "$work/merged" fuzz/corpus/"$t" "$work/corpus" >"$work/merge.log" 2>&1 || true
+  # Files named by libFuzzer (40 hex digits) are replaced by the merged set; hand-written seeds and
+  # regression-* files (crashes found earlier) are never removed.
   if [ -n "$(ls -A "$work/merged")" ]; then
-    rm -f fuzz/corpus/"$t"/*
-    cp "$work/merged"/* fuzz/corpus/"$t"/
+    find fuzz/corpus/"$t" -maxdepth 1 -type f -regextype posix-extended -regex '.*/[0-9a-f]{40}' -delete
+    for m in "$work/merged"/*; do
+      [ -e "fuzz/corpus/$t/$(basename "$m")" ] || cp "$m" fuzz/corpus/"$t"/
+    done
   fi
   for a in "$work"/artifacts/*; do
     [ -f "$a" ] && cp "$a" "fuzz/corpus/$t/regression-$(basename "$a")"
