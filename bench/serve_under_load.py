@@ -9,6 +9,8 @@ code is 1.
               server RSS, and afterwards nothing running or waiting and the KV cache empty
   idle        K idle TCP connections (default 10000) while ordinary requests are served; the
               server closes every idle one after its keep-alive timeout (5 s)
+  emfile      the server limited to 256 file descriptors and 400 clients: no accept spin, and it
+              serves again once they leave
   slow        200 clients trickling their headers, 200 trickling their bodies: the server closes
               them (the bodies with 408) while ordinary requests are served
   disconnect  300 streams dropped by their clients at random points (before the first chunk, in
@@ -51,11 +53,11 @@ def free_port():
 
 
 class Server:
-    def __init__(self, gemmad, model, args=(), env=None):
+    def __init__(self, gemmad, model, args=(), env=None, prefix=()):
         self.port = free_port()
         self.log = tempfile.NamedTemporaryFile(prefix="gemmad-load-", suffix=".log", delete=False)
         e = dict(os.environ, VLLM_CPU_KVCACHE_SPACE="1", **(env or {}))
-        self.proc = subprocess.Popen([gemmad, "serve", model, "--served-model-name", MODEL_NAME,
+        self.proc = subprocess.Popen([*prefix, gemmad, "serve", model, "--served-model-name", MODEL_NAME,
                                       "--host", "127.0.0.1", "--port", str(self.port), "--disable-log-stats",
                                       *args], stdout=self.log, stderr=subprocess.STDOUT, env=e)
         deadline = time.time() + 120
@@ -69,6 +71,11 @@ class Server:
                 pass
             time.sleep(0.1)
         raise RuntimeError("server not healthy in 120 s")
+
+    def cpu_seconds(self):
+        with open(f"/proc/{self.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def peak_rss_mib(self):
         with open(f"/proc/{self.proc.pid}/status") as f:
@@ -237,6 +244,38 @@ def scenario_idle(a, model):
         srv.stop()
 
 
+def scenario_emfile(a, model):
+    """Out of file descriptors: the server runs with 256 of them and 400 clients connect. It must
+    not spin on accept (CPU over 3 s stays small, one warning a second at most) and serves again
+    once the connections are gone."""
+    srv = Server(a.gemmad, model, prefix=["prlimit", "--nofile=256:256", "--"])
+    socks = []
+    try:
+        for _ in range(400):
+            try:
+                socks.append(socket.create_connection(("127.0.0.1", srv.port), timeout=2))
+            except OSError:
+                break
+        cpu0 = srv.cpu_seconds()
+        time.sleep(3)
+        cpu = srv.cpu_seconds() - cpu0
+        for s in socks:
+            s.close()
+        socks = []
+        time.sleep(1)
+        served = ordinary_ok(srv.port)
+        with open(srv.log.name, errors="replace") as f:
+            warnings = sum("accept failed" in line for line in f)
+        out = {"connections": 400, "fd_limit": 256, "server_cpu_s_over_3s": round(cpu, 2),
+               "accept_warnings": warnings, "ordinary_served_after": f"{served}/10"}
+        out["ok"] = cpu < 1.0 and 0 < warnings <= 10 and served == 10
+        return out
+    finally:
+        for s in socks:
+            s.close()
+        srv.stop()
+
+
 def scenario_slow(a, model):
     srv = Server(a.gemmad, model, ["--request-body-timeout", "3"])
     try:
@@ -340,7 +379,7 @@ def scenario_sigterm(a, model):
     return out
 
 
-SCENARIOS = {"streams": scenario_streams, "idle": scenario_idle, "slow": scenario_slow,
+SCENARIOS = {"streams": scenario_streams, "idle": scenario_idle, "emfile": scenario_emfile, "slow": scenario_slow,
              "disconnect": scenario_disconnect, "kv": scenario_kv, "sigterm": scenario_sigterm}
 
 
