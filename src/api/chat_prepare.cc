@@ -91,6 +91,7 @@ std::optional<ApiError> PrepareChat(const ServingContext& ctx, const ApiCall& ca
   if (auto e = CheckModel(ctx, r.sampling.model)) return e;
   if (auto e = CheckTools(&r.tools, ctx.limits)) return e;
   if (auto e = CheckStopStrings(r.sampling.stop, ctx.limits)) return e;
+  if (auto e = CheckSequences(1, r.sampling.n, ctx.limits)) return e;
   if (auto e = CheckToolChoice(ctx, r)) return e;
   out->created = UnixNow();
   out->request_id = MakeRequestId("chatcmpl", call, r.sampling.request_id);

@@ -44,6 +44,7 @@ std::optional<ApiError> Prepare(const ServingContext& ctx, const ApiCall& call, 
   if (auto e = ParseCompletionRequest(body, &c->req)) return e;
   if (auto e = CheckModel(ctx, c->req.sampling.model)) return e;
   if (auto e = CheckStopStrings(c->req.sampling.stop, ctx.limits)) return e;
+  if (auto e = CheckSequences(c->req.prompts.size(), c->req.sampling.n, ctx.limits)) return e;
   if (c->req.sampling.use_beam_search) return ApiError::BadRequest("beam search is not supported by gemmad", "use_beam_search");
   c->id = MakeRequestId("cmpl", call, c->req.sampling.request_id);
   c->created = UnixNow();

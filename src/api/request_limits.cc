@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace gemmad::api {
 
 std::optional<ApiError> CheckTools(const Json* tools, const RequestLimits& limits) {
@@ -10,6 +12,15 @@ std::optional<ApiError> CheckTools(const Json* tools, const RequestLimits& limit
   return ApiError::BadRequest(
       fmt::format("tools: {} tools given, at most {} are allowed (--max-tools)", tools->size(), limits.max_tools),
       "tools");
+}
+
+std::optional<ApiError> CheckSequences(size_t num_prompts, std::optional<int64_t> n, const RequestLimits& limits) {
+  const int64_t per_prompt = std::max<int64_t>(n.value_or(1), 1);
+  if (num_prompts == 0 || per_prompt <= static_cast<int64_t>(limits.max_sequences / num_prompts)) return std::nullopt;
+  return ApiError::BadRequest(fmt::format("{} prompt(s) x n = {} asks for more than the {} output sequences one "
+                                          "request may have (--max-sequences-per-request)",
+                                          num_prompts, per_prompt, limits.max_sequences),
+                              "n");
 }
 
 std::optional<ApiError> CheckStopStrings(const std::vector<std::string>& stop, const RequestLimits& limits) {

@@ -176,6 +176,7 @@ static Status FillLimits(const ParsedFlags& f, ServeOptions& o) {
   GEMMAD_ASSIGN_OR_RETURN(int64_t depth, positive("max-request-json-depth"));
   GEMMAD_ASSIGN_OR_RETURN(int64_t tools, positive("max-tools"));
   GEMMAD_ASSIGN_OR_RETURN(int64_t stops, positive("max-stop-strings"));
+  GEMMAD_ASSIGN_OR_RETURN(int64_t sequences, positive("max-sequences-per-request"));
   GEMMAD_ASSIGN_OR_RETURN(int64_t stop_bytes, positive("max-stop-string-bytes"));
   GEMMAD_ASSIGN_OR_RETURN(int64_t compile_bytes, positive("structured-outputs-max-compile-bytes"));
   GEMMAD_ASSIGN_OR_RETURN(int64_t nesting, positive("structured-outputs-max-nesting"));
@@ -196,6 +197,7 @@ static Status FillLimits(const ParsedFlags& f, ServeOptions& o) {
   l.max_json_depth = static_cast<int>(depth);
   l.max_tools = static_cast<size_t>(tools);
   l.max_stop_strings = static_cast<size_t>(stops);
+  l.max_sequences = static_cast<size_t>(sequences);
   l.max_stop_string_bytes = static_cast<size_t>(stop_bytes);
   l.compile.timeout_s = timeout;
   l.compile.max_bytes = static_cast<size_t>(compile_bytes);
