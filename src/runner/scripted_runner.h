@@ -2,8 +2,8 @@
 // sequence: the server-level tests of tool-call / reasoning parsing (tests/e2e/test_tool_parsing.py)
 // feed known model output through the real tokenizer, detokenizer, parsers and HTTP pipeline.
 //
-// Enabled only by the environment variable GEMMAD_TEST_SCRIPTED_OUTPUT=FILE (logged as a
-// warning at startup). FILE holds JSON lines {"prompt_ids": [...], "token_ids": [...]}; it is
+// Reachable only from the test binary gemmad-testing (cli/test_seams.h), and there only with the
+// environment variable GEMMAD_TEST_SCRIPTED_OUTPUT=FILE (logged as a warning at startup). FILE holds JSON lines {"prompt_ids": [...], "token_ids": [...]}; it is
 // re-read whenever a sequence is added, so tests may append lines while the server runs (the
 // last line whose prompt_ids equal the sequence's prompt wins). For such a sequence, output
 // token k is token_ids[k]: the inner runner still runs the model (KV cache, logprobs) and the
@@ -51,7 +51,7 @@ class ScriptedRunner : public Runner {
   std::unordered_map<kv::SeqId, std::vector<int32_t>> scripts_;
 };
 
-// The test-only wiring used by engine/model_engine.cc: `runner` itself when
+// The test-only wiring that gemmad-testing installs as TestSeams::wrap_runner: `runner` itself when
 // GEMMAD_TEST_SCRIPTED_OUTPUT is unset or empty, else a ScriptedRunner around it.
 std::unique_ptr<Runner> MaybeScripted(std::unique_ptr<Runner> runner);
 
