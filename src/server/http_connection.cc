@@ -14,9 +14,7 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 
-namespace {
-
-HttpRequest ToRequest(http::request<http::string_body>&& msg) {
+HttpRequest ToHttpRequest(http::request<http::string_body>&& msg) {
   HttpRequest r;
   r.method = std::string(msg.method_string());
   r.target = std::string(msg.target());
@@ -32,7 +30,6 @@ HttpRequest ToRequest(http::request<http::string_body>&& msg) {
   return r;
 }
 
-}  // namespace
 
 std::string_view HttpRequest::Header(std::string_view lowercase_name) const {
   for (const auto& [name, value] : headers) {
@@ -112,7 +109,7 @@ void Connection::OnBody(beast::error_code ec) {
   body_timer_.cancel();
   if (ec == http::error::body_limit) return RejectAndClose(413, "Request body too large");
   if (ec) return Closed();
-  HttpRequest request = ToRequest(parser_->release());
+  HttpRequest request = ToHttpRequest(parser_->release());
   parser_.reset();
   if (in_exchange_) {
     stashed_ = std::move(request);  // pipelined: answer after the current exchange

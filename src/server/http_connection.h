@@ -33,6 +33,9 @@
 
 namespace gemmad::server {
 
+// A parsed Beast request as the handlers see it (lowercase header names, path without the query).
+HttpRequest ToHttpRequest(boost::beast::http::request<boost::beast::http::string_body>&& msg);
+
 // What a Connection needs from the server that owns it.
 class ConnectionOwner {
  public:
