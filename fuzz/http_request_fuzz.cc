@@ -40,12 +40,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     while (!ec && !parser.is_done()) {
       const size_t n = parser.put(boost::asio::buffer(rest.data() + used, rest.size() - used), ec);
       used += n;
-      if (ec == http::error::need_more) ec = {};
-      if (ec || parser.is_done()) break;
-      if (used >= rest.size()) {
-        parser.put_eof(ec);  // the client closed: a request without its end is dropped
+      // need_more: Beast expects the next put to bring new bytes (it asserts on a buffer it has
+      // already scanned); there are none, so the client has closed: a request without its end is
+      // dropped, as the server does.
+      if (ec == http::error::need_more) {
+        ec = {};
+        parser.put_eof(ec);
         break;
       }
+      if (ec || parser.is_done()) break;
       if (n == 0) return 0;  // no progress on what is left
     }
     if (ec || !parser.is_done()) return 0;
