@@ -212,16 +212,21 @@ def scenario_streams(a, model):
         srv.stop()
 
 
+def open_connections(port, n, socks, timeout):
+    """Opens up to n idle connections into `socks` (stops at the first that fails)."""
+    for _ in range(n):
+        try:
+            socks.append(socket.create_connection(("127.0.0.1", port), timeout=timeout))
+        except OSError:
+            break
+
+
 def scenario_idle(a, model):
     srv = Server(a.gemmad, model)
     socks = []
     try:
         t0 = time.time()
-        for _ in range(a.idle):
-            try:
-                socks.append(socket.create_connection(("127.0.0.1", srv.port), timeout=10))
-            except OSError:
-                break
+        open_connections(srv.port, a.idle, socks, timeout=10)
         opened = len(socks)
         served = ordinary_ok(srv.port)
         time.sleep(7)  # past the 5 s keep-alive timeout
@@ -251,11 +256,7 @@ def scenario_emfile(a, model):
     srv = Server(a.gemmad, model, prefix=["prlimit", "--nofile=256:256", "--"])
     socks = []
     try:
-        for _ in range(400):
-            try:
-                socks.append(socket.create_connection(("127.0.0.1", srv.port), timeout=2))
-            except OSError:
-                break
+        open_connections(srv.port, 400, socks, timeout=2)
         cpu0 = srv.cpu_seconds()
         time.sleep(3)
         cpu = srv.cpu_seconds() - cpu0
