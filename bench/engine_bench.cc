@@ -99,8 +99,8 @@ void BM_SchedulerDecodeStep(benchmark::State& state) {
       spec.id = static_cast<kv::SeqId>(i + 1);
       spec.prompt_token_ids.assign(500, 7);
       spec.prompt_token_ids[0] = i;  // distinct prompts
-      spec.max_tokens = 1000;
-      (void)s.Add(spec);
+      spec.params.max_tokens = 1000;
+      s.Add(spec);
     }
     while (s.num_waiting() > 0 || s.Find(static_cast<kv::SeqId>(n))->num_output_tokens() == 0) {  // prefill all
       auto out = s.Schedule();

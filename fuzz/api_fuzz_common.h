@@ -47,6 +47,7 @@ inline const api::ServingContext& BaseContext() {
 inline std::unique_ptr<api::testing::FakeEngine> MakeEngine() {
   engine::EngineLimits limits;
   limits.max_model_len = 512;
+  limits.max_kv_sequence_tokens = 512;
   limits.vocab_size = Tok().vocab_size();
   limits.eos_token_id = 1;
   limits.sampling.vocab_size = limits.vocab_size;

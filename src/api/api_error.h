@@ -27,7 +27,12 @@ struct ApiError {
     return {NotFoundError(std::move(message)), std::move(param), false};
   }
   static ApiError Internal(std::string message) { return {InternalError(std::move(message)), std::nullopt, false}; }
-  static ApiError FromStatus(Status status) { return {std::move(status), std::nullopt, false}; }
+  // The field a Status names (Status::field()) becomes `param`.
+  static ApiError FromStatus(Status status) {
+    std::optional<std::string> param;
+    if (!status.field().empty()) param = status.field();
+    return {std::move(status), std::move(param), false};
+  }
 };
 
 }  // namespace gemmad::api

@@ -117,7 +117,7 @@ std::optional<ApiError> PrepareChat(const ServingContext& ctx, const ApiCall& ca
   s.defaults = &ctx.generation_defaults;
   s.limits = &ctx.engine->limits();
   s.tokenizer = ctx.tokenizer;
-  s.prompt_len = static_cast<int64_t>(out->prompt_ids.size());
+  s.prompt_ids = &out->prompt_ids;
   if (r.logprobs) s.logprobs = static_cast<int32_t>(r.top_logprobs.value_or(0));
   if (r.sampling.prompt_logprobs) s.prompt_logprobs = static_cast<int32_t>(*r.sampling.prompt_logprobs);
   if (auto e = BuildSampling(s, &out->sampling)) return e;

@@ -203,14 +203,12 @@ void ServeChat(const ServingContext& ctx, const ApiCall& call, ResponseSink& sin
     if (output->parsing()) text.skip_special_tokens = false;
     choices.push_back(std::make_unique<ChoiceState>(*ctx.tokenizer, text, std::move(output)));
   }
-  engine::EngineRequest req;
-  req.request_id = p.request_id;
-  req.prompt_token_ids = p.prompt_ids;
-  req.sampling = p.sampling.params;
-  req.make_constraint = p.make_constraint;
-  req.cache_salt = p.request.sampling.cache_salt.value_or("");
-  req.arrival_time = call.arrival;
-  std::vector<engine::EngineRequest> requests;
+  engine::ValidatedRequest req = std::move(*p.sampling.request);
+  req.set_request_id(p.request_id);
+  req.set_constraint(p.make_constraint);
+  req.set_cache_salt(p.request.sampling.cache_salt.value_or(""));
+  req.set_arrival_time(call.arrival);
+  std::vector<engine::ValidatedRequest> requests;
   requests.push_back(std::move(req));
   std::unique_ptr<EngineRuns> run;
   if (auto e = EngineRuns::Start(ctx, std::move(requests), sink, &run)) return sink.SendError(*e);

@@ -68,7 +68,7 @@ std::optional<ApiError> Prepare(const ServingContext& ctx, const ApiCall& call, 
     s.defaults = &ctx.generation_defaults;
     s.limits = &limits;
     s.tokenizer = ctx.tokenizer;
-    s.prompt_len = static_cast<int64_t>(p.ids.size());
+    s.prompt_ids = &p.ids;
     if (c->req.logprobs) s.logprobs = static_cast<int32_t>(*c->req.logprobs);
     if (c->req.sampling.prompt_logprobs) {
       s.prompt_logprobs = static_cast<int32_t>(*c->req.sampling.prompt_logprobs);
@@ -271,15 +271,13 @@ void Full(CompletionRun& c, EngineRuns& runs, ResponseSink& sink) {
 void ServeCompletion(const ServingContext& ctx, const ApiCall& call, ResponseSink& sink) {
   CompletionRun c{ctx, {}, {}, 0, {}, {}, {}, {}, 1, std::nullopt, nullptr};
   if (auto e = Prepare(ctx, call, &c)) return sink.SendError(*e);
-  std::vector<engine::EngineRequest> requests;
+  std::vector<engine::ValidatedRequest> requests;
   for (size_t i = 0; i < c.prompts.size(); ++i) {
-    engine::EngineRequest r;
-    r.request_id = c.prompts.size() == 1 ? c.id : fmt::format("{}-{}", c.id, i);
-    r.prompt_token_ids = c.prompts[i].ids;
-    r.sampling = c.prompts[i].sampling.params;
-    r.make_constraint = c.make_constraint;
-    r.cache_salt = c.req.sampling.cache_salt.value_or("");
-    r.arrival_time = call.arrival;
+    engine::ValidatedRequest r = std::move(*c.prompts[i].sampling.request);
+    r.set_request_id(c.prompts.size() == 1 ? c.id : fmt::format("{}-{}", c.id, i));
+    r.set_constraint(c.make_constraint);
+    r.set_cache_salt(c.req.sampling.cache_salt.value_or(""));
+    r.set_arrival_time(call.arrival);
     requests.push_back(std::move(r));
   }
   std::unique_ptr<EngineRuns> runs;

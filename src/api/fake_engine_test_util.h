@@ -1,5 +1,5 @@
-// Test-only EngineClient double for api/ tests (header-only, included by *_test.cc): Submit
-// validates like the engine's contract (sample::Validate, prompt vs max_model_len) and pushes a
+// Test-only EngineClient double for api/ tests (header-only, included by *_test.cc): Submit takes
+// requests that passed the engine's own ValidateRequest and pushes a
 // scripted list of RequestOutputs into a real OutputChannel before returning, so reads see them
 // merged per choice deterministically. Records every submitted request.
 #pragma once
@@ -32,10 +32,9 @@ class FakeEngine final : public engine::EngineClient {
     return aborted_;
   }
 
-  Result<std::unique_ptr<engine::RequestStream>> Submit(engine::EngineRequest request) override {
-    Status s = sample::Validate(request.sampling, limits_.sampling);
-    if (!s.ok()) return s;
-    if (request.prompt_token_ids.empty()) return InvalidArgumentError("empty prompt");
+  using engine::EngineClient::Submit;
+  Result<std::unique_ptr<engine::RequestStream>> Submit(engine::ValidatedRequest validated) override {
+    engine::EngineRequest request = std::move(validated).Release();
     uint64_t id;
     {
       std::lock_guard<std::mutex> lock(mu_);

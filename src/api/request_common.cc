@@ -82,16 +82,16 @@ EngineRuns::~EngineRuns() {
   for (auto& s : streams_) s->SetNotifier(nullptr);
 }
 
-std::optional<ApiError> EngineRuns::Start(const ServingContext& ctx, std::vector<engine::EngineRequest> requests,
+std::optional<ApiError> EngineRuns::Start(const ServingContext& ctx, std::vector<engine::ValidatedRequest> requests,
                                           ResponseSink& sink, std::unique_ptr<EngineRuns>* out) {
   std::unique_ptr<EngineRuns> runs(new EngineRuns(sink));
   std::vector<uint64_t> ids;
-  for (engine::EngineRequest& r : requests) {
+  for (engine::ValidatedRequest& r : requests) {
     auto stream = ctx.engine->Submit(std::move(r));
     if (!stream.ok()) {
       runs->AbortAll(engine::FinishReason::kAbort);
       const Status& s = stream.status();
-      return ApiError{s, ParamFromMessage(s.message()), false};
+      return ApiError::FromStatus(s);
     }
     std::shared_ptr<Signal> signal = runs->signal_;
     (*stream)->SetNotifier([signal] { signal->Notify(); });

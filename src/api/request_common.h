@@ -37,7 +37,7 @@ class EngineRuns {
  public:
   // Submits every request in order. A Submit error aborts the ones already submitted and is
   // returned as an ApiError (vLLM messages; HTTP 400 or 503).
-  static std::optional<ApiError> Start(const ServingContext& ctx, std::vector<engine::EngineRequest> requests,
+  static std::optional<ApiError> Start(const ServingContext& ctx, std::vector<engine::ValidatedRequest> requests,
                                        ResponseSink& sink, std::unique_ptr<EngineRuns>* out);
   ~EngineRuns();
   // The next delta of any request (`*which` = its index); false once all ended.

@@ -1,5 +1,5 @@
-// BuildSampling: request fields + generation-config defaults -> the engine's SamplingParams
-// (token level) and the API's TextParams (stop strings, detokenisation), as vLLM's
+// BuildSampling: request fields + generation-config defaults -> the engine's admitted request
+// (token-level SamplingParams) and the API's TextParams (stop strings, detokenisation), as vLLM's
 // to_sampling_params and get_max_tokens do, with vLLM's error messages.
 #pragma once
 
@@ -30,6 +30,9 @@ struct TextParams {
 };
 
 struct BuiltSampling {
+  // The request as the engine admitted it (engine::ValidateRequest): its sampling parameters,
+  // normalised and with max_tokens resolved, are copied into `params` for the API's own use.
+  std::optional<engine::ValidatedRequest> request;
   sample::SamplingParams params;
   TextParams text;
 };
@@ -39,20 +42,15 @@ struct SamplingInputs {
   const GenerationDefaults* defaults = nullptr;
   const engine::EngineLimits* limits = nullptr;
   const tokenizer::Tokenizer* tokenizer = nullptr;  // for bad_words; may be null if none given
-  int64_t prompt_len = 0;
+  const std::vector<int32_t>* prompt_ids = nullptr;
   std::optional<int32_t> logprobs;         // already mapped from the request's own field
   std::optional<int32_t> prompt_logprobs;
 };
 
-// The context-length check and max_tokens default (vLLM get_max_tokens):
-// min(max_model_len - prompt_len, request max_tokens, generation-config max_new_tokens).
-std::optional<ApiError> ResolveMaxTokens(std::optional<int64_t> requested, int64_t prompt_len,
-                                         int64_t max_model_len, std::optional<int64_t> default_max,
-                                         int32_t* out);
-
+// Request fields and generation-config defaults -> SamplingParams, then the engine's one
+// admission check (engine::ValidateRequest: ranges, vocabulary, context length, KV capacity;
+// its errors name the field as `param`). max_tokens follows vLLM's get_max_tokens:
+// min(request max_tokens or the room left, generation-config max_new_tokens).
 std::optional<ApiError> BuildSampling(const SamplingInputs& in, BuiltSampling* out);
-
-// Guesses the request field a sampling error message is about ("temperature must be ...").
-std::optional<std::string> ParamFromMessage(const std::string& message);
 
 }  // namespace gemmad::api

@@ -4,26 +4,109 @@
 #include "api/generation_defaults.h"
 #include "api/sampling_build.h"
 
+#include <functional>
+#include <vector>
+
 namespace gemmad::api {
 namespace {
 
-TEST(ResolveMaxTokensTest, FollowsGetMaxTokens) {
+engine::EngineLimits Limits() {
+  engine::EngineLimits limits;
+  limits.max_model_len = 100;
+  limits.max_kv_sequence_tokens = 100;
+  limits.vocab_size = 1000;
+  limits.eos_token_id = 1;
+  limits.sampling.vocab_size = 1000;
+  return limits;
+}
+
+// max_tokens as vLLM's get_max_tokens resolves it, and the context-length error, both from the
+// engine's one admission check (engine::ValidateRequest) that BuildSampling calls.
+std::optional<ApiError> MaxTokens(std::optional<int64_t> requested, int prompt_len, std::optional<int64_t> model_max,
+                                  int32_t* v) {
+  engine::EngineLimits limits = Limits();
+  GenerationDefaults d;
+  d.max_tokens = model_max;
+  SamplingRequest r;
+  r.max_tokens = requested;
+  std::vector<int32_t> prompt(static_cast<size_t>(prompt_len), 7);
+  SamplingInputs in{&r, &d, &limits, nullptr, &prompt, std::nullopt, std::nullopt};
+  BuiltSampling out;
+  auto e = BuildSampling(in, &out);
+  if (!e) {
+    *v = out.params.max_tokens.value_or(-1);
+    EXPECT_EQ(out.request->sampling().max_tokens, out.params.max_tokens);
+  }
+  return e;
+}
+
+TEST(BuildSamplingTest, MaxTokensFollowsGetMaxTokens) {
   int32_t v = 0;
-  EXPECT_FALSE(ResolveMaxTokens(std::nullopt, 10, 100, std::nullopt, &v));
+  EXPECT_FALSE(MaxTokens(std::nullopt, 10, std::nullopt, &v));
   EXPECT_EQ(v, 90);
-  EXPECT_FALSE(ResolveMaxTokens(5, 10, 100, std::nullopt, &v));
+  EXPECT_FALSE(MaxTokens(5, 10, std::nullopt, &v));
   EXPECT_EQ(v, 5);
-  EXPECT_FALSE(ResolveMaxTokens(std::nullopt, 10, 100, 20, &v));
+  EXPECT_FALSE(MaxTokens(std::nullopt, 10, 20, &v));
   EXPECT_EQ(v, 20);
-  auto e = ResolveMaxTokens(95, 10, 100, std::nullopt, &v);
+  EXPECT_FALSE(MaxTokens(50, 10, 20, &v));
+  EXPECT_EQ(v, 20);
+  auto e = MaxTokens(95, 10, std::nullopt, &v);
   ASSERT_TRUE(e);
   EXPECT_EQ(e->status.message(),
             "This model's maximum context length is 100 tokens. However, you requested 95 output tokens and your "
             "prompt contains 10 input tokens, for a total of 105 tokens. Please reduce the length of the input "
             "prompt or the number of requested output tokens.");
   EXPECT_EQ(e->param, "input_tokens");
-  EXPECT_TRUE(ResolveMaxTokens(std::nullopt, 100, 100, std::nullopt, &v));
-  EXPECT_TRUE(ResolveMaxTokens(0, 1, 100, std::nullopt, &v));
+  // The model's default limit never hides a request beyond the context.
+  e = MaxTokens(95, 10, 20, &v);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->param, "input_tokens");
+  e = MaxTokens(std::nullopt, 100, std::nullopt, &v);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->param, "input_tokens");
+  e = MaxTokens(0, 1, std::nullopt, &v);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->status.message(), "max_tokens must be at least 1, got 0.");
+  EXPECT_EQ(e->param, "max_tokens");
+}
+
+TEST(BuildSamplingTest, EveryEngineErrorNamesItsField) {
+  engine::EngineLimits limits = Limits();
+  GenerationDefaults d;
+  std::vector<int32_t> prompt(10, 7);
+  struct Case {
+    std::function<void(SamplingRequest&)> set;
+    const char* param;
+  } cases[] = {
+      {[](SamplingRequest& r) { r.temperature = -1.0; }, "temperature"},
+      {[](SamplingRequest& r) { r.top_p = 0.0; }, "top_p"},
+      {[](SamplingRequest& r) { r.top_k = -5; }, "top_k"},
+      {[](SamplingRequest& r) { r.min_p = 2.0; }, "min_p"},
+      {[](SamplingRequest& r) { r.presence_penalty = 3.0; }, "presence_penalty"},
+      {[](SamplingRequest& r) { r.frequency_penalty = -3.0; }, "frequency_penalty"},
+      {[](SamplingRequest& r) { r.repetition_penalty = 0.0; }, "repetition_penalty"},
+      {[](SamplingRequest& r) { r.n = 0; }, "n"},
+      {[](SamplingRequest& r) { r.min_tokens = 50; r.max_tokens = 10; }, "min_tokens"},
+      {[](SamplingRequest& r) { r.logit_bias = {{5000, 1.0}}; }, "logit_bias"},
+      {[](SamplingRequest& r) { r.allowed_token_ids = std::vector<int64_t>{5000}; }, "allowed_token_ids"},
+      {[](SamplingRequest& r) { r.stop_token_ids = {5000}; }, "stop_token_ids"},
+  };
+  for (const Case& c : cases) {
+    SamplingRequest r;
+    c.set(r);
+    SamplingInputs in{&r, &d, &limits, nullptr, &prompt, std::nullopt, std::nullopt};
+    BuiltSampling out;
+    auto e = BuildSampling(in, &out);
+    ASSERT_TRUE(e) << c.param;
+    EXPECT_EQ(e->param, c.param) << e->status.message();
+    EXPECT_FALSE(out.request.has_value());
+  }
+  SamplingRequest r;
+  SamplingInputs in{&r, &d, &limits, nullptr, &prompt, 30, std::nullopt};
+  BuiltSampling out;
+  auto e = BuildSampling(in, &out);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->param, "logprobs");
 }
 
 TEST(GenerationDefaultsTest, AutoVllmAndOverrides) {
@@ -46,11 +129,7 @@ TEST(GenerationDefaultsTest, AutoVllmAndOverrides) {
 }
 
 TEST(BuildSamplingTest, RequestBeatsModelDefaultsBeatsVllmDefaults) {
-  engine::EngineLimits limits;
-  limits.max_model_len = 100;
-  limits.vocab_size = 1000;
-  limits.eos_token_id = 1;
-  limits.sampling.vocab_size = 1000;
+  engine::EngineLimits limits = Limits();
   GenerationDefaults d;
   d.top_k = 64;
   d.temperature = 0.7;
@@ -58,7 +137,8 @@ TEST(BuildSamplingTest, RequestBeatsModelDefaultsBeatsVllmDefaults) {
   SamplingRequest r;
   r.temperature = 0.2;
   r.stop_token_ids = {5};
-  SamplingInputs in{&r, &d, &limits, nullptr, 10, std::nullopt, std::nullopt};
+  std::vector<int32_t> prompt(10, 7);
+  SamplingInputs in{&r, &d, &limits, nullptr, &prompt, std::nullopt, std::nullopt};
   BuiltSampling out;
   ASSERT_FALSE(BuildSampling(in, &out));
   EXPECT_FLOAT_EQ(out.params.temperature, 0.2f);

@@ -51,6 +51,7 @@ class ServingTest : public ::testing::Test {
   void SetUp() override {
     engine::EngineLimits limits;
     limits.max_model_len = 256;
+    limits.max_kv_sequence_tokens = 256;
     limits.vocab_size = Tok().vocab_size();
     limits.eos_token_id = 1;
     limits.sampling.vocab_size = limits.vocab_size;

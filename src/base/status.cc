@@ -37,7 +37,12 @@ Status Status::WithPrefix(std::string_view prefix) const {
   std::string m(prefix);
   m += ": ";
   m += message_;
-  return Status(code_, std::move(m));
+  return Status(code_, std::move(m), field_);
+}
+
+Status Status::WithField(std::string field) const {
+  if (ok()) return *this;
+  return Status(code_, message_, std::move(field));
 }
 
 }  // namespace gemmad

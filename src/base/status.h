@@ -1,5 +1,7 @@
-// Status: the value every expected failure is returned as. A Status carries a code and a
-// one-line human message; Ok() carries neither. Invariant: code()==kOk <=> message is empty.
+// Status: the value every expected failure is returned as. A Status carries a code, a one-line
+// human message and, for errors about one input field, that field's name (the OpenAI error's
+// `param`: "temperature", "max_tokens", ...). Ok() carries none. Invariant: code()==kOk <=>
+// message and field are empty.
 #pragma once
 
 #include <string>
@@ -34,11 +36,18 @@ class [[nodiscard]] Status {
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {
     if (code_ == StatusCode::kOk) message_.clear();
   }
+  Status(StatusCode code, std::string message, std::string field) : Status(code, std::move(message)) {
+    if (code_ != StatusCode::kOk) field_ = std::move(field);
+  }
   static Status Ok() { return Status(); }
 
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }
   const std::string& message() const { return message_; }
+  // The input field the error is about ("" when it is not about one field).
+  const std::string& field() const { return field_; }
+  // Returns a copy that names `field` (no-op for Ok).
+  Status WithField(std::string field) const;
   // "INVALID_ARGUMENT: message" or "OK".
   std::string ToString() const;
   // Returns a copy whose message is "<prefix>: <message>" (no-op for Ok).
@@ -53,6 +62,7 @@ class [[nodiscard]] Status {
  private:
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
+  std::string field_;
 };
 
 inline Status OkStatus() { return Status(); }

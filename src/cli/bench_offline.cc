@@ -136,7 +136,7 @@ Result<std::string> OfflineModelName(const ParsedFlags& f) {
 Result<OfflineEngine> StartOfflineEngine(const ParsedFlags& f, int64_t needed_len) {
   OfflineEngine out;
   GEMMAD_ASSIGN_OR_RETURN(out.model, OfflineModelName(f));
-  engine::ModelEngineOptions o;
+  ModelEngineOptions o;
   out.quantization = f.GetString("quantization");
   auto q = model::gemma4::ParseWeightQuantization(out.quantization);
   if (!q.ok()) return q.status().WithPrefix("--quantization");
@@ -171,7 +171,7 @@ Result<OfflineEngine> StartOfflineEngine(const ParsedFlags& f, int64_t needed_le
   if (!dir.ok()) return InvalidArgumentError(dir.status().message());
   out.model_dir = *dir;
   o.model_dir = out.model_dir;
-  auto engine = engine::CreateModelEngine(o);
+  auto engine = CreateModelEngine(o);
   if (!engine.ok()) return InvalidArgumentError(engine.status().message());
   out.engine = std::move(*engine);
   GEMMAD_ASSIGN_OR_RETURN(out.prompt_ids, PromptIds(out.model_dir, out.engine.engine->limits().vocab_size));

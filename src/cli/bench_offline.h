@@ -19,7 +19,7 @@
 #include "cli/flag_parser.h"
 #include "cli/flag_spec.h"
 #include "engine/engine_client.h"
-#include "engine/model_engine.h"
+#include "cli/model_engine.h"
 
 namespace gemmad::cli {
 
@@ -47,7 +47,7 @@ struct OfflineEngine {
   std::string model_dir;  // resolved (local directory or HF cache)
   std::string quantization;
   int threads = 0;
-  engine::ModelEngine engine;
+  ModelEngine engine;
   std::vector<int32_t> prompt_ids;  // the ids random prompts are drawn from
 };
 

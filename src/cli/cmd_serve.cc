@@ -22,7 +22,7 @@
 #include "cli/subcommand.h"
 #include "cli/test_seams.h"
 #include "cli/version.h"
-#include "engine/model_engine.h"
+#include "cli/model_engine.h"
 #include "server/api_server.h"
 
 namespace gemmad::cli {
@@ -84,8 +84,8 @@ api::ServingContext MakeContext(const ServeOptions& o, const ServeModel& m, engi
   return ctx;
 }
 
-Result<engine::ModelEngine> StartEngine(const ServeOptions& o, const ServeModel& m) {
-  engine::ModelEngineOptions e;
+Result<ModelEngine> StartEngine(const ServeOptions& o, const ServeModel& m) {
+  ModelEngineOptions e;
   e.model_dir = m.model_dir;
   e.kv_cache_bytes = o.kv_cache_bytes;
   if (o.max_model_len) {
@@ -106,7 +106,7 @@ Result<engine::ModelEngine> StartEngine(const ServeOptions& o, const ServeModel&
   e.iteration_timeout_s = o.engine_iteration_timeout_s;
   e.allow_long_max_model_len = o.allow_long_max_model_len;
   e.wrap_runner = InstalledTestSeams().wrap_runner;
-  auto engine = engine::CreateModelEngine(e);
+  auto engine = CreateModelEngine(e);
   if (!engine.ok() && engine.status().code() == StatusCode::kResourceExhausted) {
     return InvalidArgumentError(engine.status().message());  // a startup error: exit code 2
   }

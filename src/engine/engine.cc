@@ -47,6 +47,9 @@ Engine::Engine(EngineConfig config, std::unique_ptr<runner::Runner> runner)
   limits_.sampling.vocab_size = limits_.vocab_size;
   limits_.sampling.max_logprobs = config_.max_logprobs;
   limits_.sampling.max_n = config_.max_n;
+  for (mm::Modality m : {mm::Modality::kImage, mm::Modality::kAudio, mm::Modality::kVideo}) {
+    if (runner_->SupportsModality(m)) limits_.modalities.push_back(m);
+  }
   metrics_ = std::make_unique<MetricsRecorder>(limits_.max_model_len, kv.block_size(), kv.num_usable_blocks(),
                                                config_.kv.enable_prefix_caching);
   // Wakes an idle loop; if the inbox is full the loop is busy anyway.
@@ -101,57 +104,12 @@ bool Engine::Shutdown(std::chrono::milliseconds grace) {
   return graceful && num_in_flight_.load() == 0;
 }
 
-Status Engine::ValidateRequest(const EngineRequest& r, sample::SamplingParams* p) const {
-  const int64_t prompt = static_cast<int64_t>(r.prompt_token_ids.size());
-  if (prompt == 0) return InvalidArgumentError("The prompt must contain at least one token.");
-  for (int32_t t : r.prompt_token_ids) {
-    if (t < 0 || t >= limits_.vocab_size) {
-      return InvalidArgumentError(fmt::format("Token id {} is out of vocabulary (size {}).", t, limits_.vocab_size));
-    }
-  }
-  *p = sample::Normalized(r.sampling, limits_.vocab_size);
-  GEMMAD_RETURN_IF_ERROR(sample::Validate(*p, limits_.sampling));
-  const int64_t max_len = limits_.max_model_len;
-  if (prompt >= max_len && !p->max_tokens) {
-    return InvalidArgumentError(fmt::format(
-        "This model's maximum context length is {} tokens. However, your request has {} input tokens. "
-        "Please reduce the length of the input messages.", max_len, prompt));
-  }
-  if (!p->max_tokens) {
-    const int64_t room = std::min(max_len, limits_.max_kv_sequence_tokens) - prompt;
-    if (room < 1) {
-      return InvalidArgumentError(fmt::format(
-          "The prompt ({} tokens) leaves no room to generate: the KV cache holds at most {} tokens for "
-          "one sequence.", prompt, limits_.max_kv_sequence_tokens));
-    }
-    p->max_tokens = static_cast<int32_t>(room);
-  }
-  if (prompt + *p->max_tokens > max_len) {
-    return InvalidArgumentError(fmt::format(
-        "This model's maximum context length is {} tokens. However, you requested {} output tokens and "
-        "your prompt contains {} input tokens, for a total of {} tokens. Please reduce the length of the "
-        "input prompt or the number of requested output tokens.",
-        max_len, *p->max_tokens, prompt, prompt + *p->max_tokens));
-  }
-  if (p->min_tokens > *p->max_tokens) {
-    return InvalidArgumentError(fmt::format("min_tokens must be less than or equal to max_tokens={}, got {}.",
-                                            *p->max_tokens, p->min_tokens));
-  }
-  if (prompt + *p->max_tokens > limits_.max_kv_sequence_tokens) {
-    return InvalidArgumentError(fmt::format(
-        "This request can need {} tokens of KV cache (prompt {} + max_tokens {}), but the KV cache holds "
-        "at most {} tokens for one sequence; it could never be scheduled. Reduce the prompt or "
-        "max_tokens, or give the server more KV cache space.",
-        prompt + *p->max_tokens, prompt, *p->max_tokens, limits_.max_kv_sequence_tokens));
-  }
-  return OkStatus();
-}
-
-Result<std::unique_ptr<RequestStream>> Engine::Submit(EngineRequest request) {
+Result<std::unique_ptr<RequestStream>> Engine::Submit(ValidatedRequest validated) {
   if (!healthy_) return UnavailableError("The engine is dead (see the server log); no new requests are accepted.");
   if (!accepting_) return UnavailableError("The server is shutting down; no new requests are accepted.");
   auto pending = std::make_shared<PendingRequest>();
-  GEMMAD_RETURN_IF_ERROR(ValidateRequest(request, &pending->params));
+  EngineRequest request = std::move(validated).Release();
+  pending->params = std::move(request.sampling);
   const int32_t n = pending->params.n;
   if (request.make_constraint) {
     for (int32_t i = 0; i < n; ++i) {
@@ -163,6 +121,7 @@ Result<std::unique_ptr<RequestStream>> Engine::Submit(EngineRequest request) {
   pending->id = next_request_id_.fetch_add(1);
   pending->prompt = std::move(request.prompt_token_ids);
   pending->cache_salt = std::move(request.cache_salt);
+  pending->mm_items = std::move(request.mm_items);
   pending->arrival = request.arrival_time.value_or(Clock::now());
   pending->channel = std::make_shared<OutputChannel>(pending->id, std::move(request.request_id), n,
                                                      static_cast<int32_t>(pending->prompt.size()), mailbox_);

@@ -59,7 +59,8 @@ class Engine : public EngineClient {
   // Requests submitted and not yet finished (all choices).
   int64_t num_in_flight() const { return num_in_flight_.load(); }
 
-  Result<std::unique_ptr<RequestStream>> Submit(EngineRequest request) override;
+  using EngineClient::Submit;
+  Result<std::unique_ptr<RequestStream>> Submit(ValidatedRequest request) override;
   void Abort(uint64_t id, FinishReason reason = FinishReason::kAbort) override;
   EngineMetrics Metrics() const override;
   const EngineLimits& limits() const override { return limits_; }
@@ -82,7 +83,6 @@ class Engine : public EngineClient {
   void RejectPending(const std::shared_ptr<PendingRequest>& pending);  // never admitted
   void MarkRequestDone(uint64_t id);
 
-  Status ValidateRequest(const EngineRequest& r, sample::SamplingParams* normalized) const;
   void FailAllLive(const Status& status);  // any thread
 
   EngineConfig config_;

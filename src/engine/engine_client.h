@@ -16,6 +16,7 @@
 #include "base/result.h"
 #include "base/status.h"
 #include "engine/metrics.h"
+#include "mm/item.h"
 #include "sample/logprobs.h"
 #include "sample/sampling_params.h"
 #include "sample/token_constraint.h"
@@ -36,12 +37,42 @@ struct EngineRequest {
   std::string request_id;  // the API id (chatcmpl-...), for logs only; need not be unique
   std::vector<int32_t> prompt_token_ids;
   sample::SamplingParams sampling;
+  // The model's default output limit (generation_config max_new_tokens): max_tokens becomes
+  // min(max_tokens or the room left, this) after the context-length check, as vLLM's
+  // get_max_tokens does.
+  std::optional<int32_t> max_tokens_cap;
   // Optional grammar: called n times inside Submit (one constraint per output sequence).
   sample::TokenConstraintFactory make_constraint;
   // Prefix-cache isolation (vLLM cache_salt): only requests with the same salt share blocks.
   std::string cache_salt;
+  // Images, audio, video: placeholder ranges in the prompt, content hashes, preprocessed data
+  // (sorted, disjoint; see mm/item.h). Empty for text.
+  std::vector<mm::Item> mm_items;
   // When the HTTP request arrived (TTFT, e2e and queue time are measured from here).
   std::optional<std::chrono::steady_clock::time_point> arrival_time;
+};
+
+struct EngineLimits;
+
+// A request that passed ValidateRequest, the one admission check every request goes through
+// once (the API calls it right after tokenizing, before any other work; Submit trusts it):
+// sampling parameters Validated and Normalized, max_tokens resolved, token ids inside the
+// vocabulary, prompt + max_tokens within max_model_len and the KV capacity. Only the fields
+// no check depends on can change afterwards.
+class ValidatedRequest {
+ public:
+  const EngineRequest& request() const { return request_; }
+  const sample::SamplingParams& sampling() const { return request_.sampling; }
+  void set_request_id(std::string id) { request_.request_id = std::move(id); }
+  void set_constraint(sample::TokenConstraintFactory make) { request_.make_constraint = std::move(make); }
+  void set_cache_salt(std::string salt) { request_.cache_salt = std::move(salt); }
+  void set_arrival_time(std::chrono::steady_clock::time_point t) { request_.arrival_time = t; }
+  EngineRequest Release() && { return std::move(request_); }
+
+ private:
+  friend Result<ValidatedRequest> ValidateRequest(const EngineLimits& limits, EngineRequest request);
+  explicit ValidatedRequest(EngineRequest r) : request_(std::move(r)) {}
+  EngineRequest request_;
 };
 
 // One delta for one output sequence (choice `index`). Deltas of one index arrive in order;
@@ -124,17 +155,23 @@ struct EngineLimits {
   int32_t block_size = 0;
   bool enable_prefix_caching = true;
   sample::SamplingLimits sampling;      // vocab size, --max-logprobs, max n
+  std::vector<mm::Modality> modalities;  // the item kinds the runner can encode (empty: text only)
 };
+
+// The admission check (see ValidatedRequest). Errors are kInvalidArgument with vLLM's messages
+// and Status::field() naming the request field ("temperature", "input_tokens", ...) when the
+// error is about one.
+Result<ValidatedRequest> ValidateRequest(const EngineLimits& limits, EngineRequest request);
 
 class EngineClient {
  public:
   virtual ~EngineClient() = default;
 
-  // Validates (sampling ranges, token ids < vocab, prompt non-empty, prompt + max_tokens vs
-  // max_model_len and the KV capacity) and queues the request. Errors: kInvalidArgument /
-  // kOutOfRange with vLLM-style messages (HTTP 400); kUnavailable when the engine is draining
-  // or dead (HTTP 503). Blocks only while the inbox is full.
-  virtual Result<std::unique_ptr<RequestStream>> Submit(EngineRequest request) = 0;
+  // Queues a validated request. Errors: kUnavailable when the engine is draining or dead (HTTP
+  // 503). Blocks only while the inbox is full.
+  virtual Result<std::unique_ptr<RequestStream>> Submit(ValidatedRequest request) = 0;
+  // ValidateRequest(limits(), request), then Submit (for callers with nothing to do between).
+  Result<std::unique_ptr<RequestStream>> Submit(EngineRequest request);
   // Same as RequestStream::Abort for the stream with this id; unknown ids are ignored.
   virtual void Abort(uint64_t id, FinishReason reason = FinishReason::kAbort) = 0;
   virtual EngineMetrics Metrics() const = 0;

@@ -106,37 +106,21 @@ void Engine::Admit(std::shared_ptr<PendingRequest> pending) {
   for (int i = 0; i < r.n; ++i) {
     ChildState& c = r.children[static_cast<size_t>(i)];
     c.seq_id = next_seq_id_++;
-    runner::SequenceSetup setup;
-    setup.seq_id = c.seq_id;
-    setup.prompt_token_ids = pending->prompt;
-    setup.params = p;
-    setup.params.n = 1;
-    // vLLM's parallel sampling: child i of a seeded request uses seed + i.
-    setup.seed = p.seed ? static_cast<uint64_t>(*p.seed) + static_cast<uint64_t>(i) : seed_rng_.Next();
-    if (i > 0) setup.params.prompt_logprobs.reset();  // reported once, with choice 0
-    setup.eos_token_id = config_.eos_token_id;
-    if (!pending->constraints.empty()) setup.constraint = std::move(pending->constraints[static_cast<size_t>(i)]);
-    c.wants_prompt_logprobs = setup.params.prompt_logprobs.has_value();
-    if (c.wants_prompt_logprobs) c.prompt_logprobs.resize(static_cast<size_t>(r.num_prompt));
-
     sched::SequenceSpec spec;
     spec.id = c.seq_id;
     spec.prompt_token_ids = pending->prompt;
-    spec.max_tokens = *p.max_tokens;
-    spec.min_tokens = p.min_tokens;
-    if (!p.ignore_eos) spec.eos_token_id = config_.eos_token_id;
-    spec.stop_token_ids = p.stop_token_ids;
-    spec.skip_prefix_cache = c.wants_prompt_logprobs;
+    spec.params = p;
+    spec.params.n = 1;
+    if (i > 0) spec.params.prompt_logprobs.reset();  // reported once, with choice 0
+    // vLLM's parallel sampling: child i of a seeded request uses seed + i.
+    spec.seed = p.seed ? static_cast<uint64_t>(*p.seed) + static_cast<uint64_t>(i) : seed_rng_.Next();
+    spec.eos_token_id = config_.eos_token_id;
+    if (!pending->constraints.empty()) spec.constraint = std::move(pending->constraints[static_cast<size_t>(i)]);
     spec.cache_salt = pending->cache_salt;
-    Status s = scheduler_->Add(std::move(spec));
-    if (s.ok()) {
-      s = runner_->AddSequence(std::move(setup));
-      if (!s.ok()) scheduler_->Remove(c.seq_id);
-    }
-    if (!s.ok()) {
-      if (FinishChild(r, i, FinishReason::kError, std::nullopt, s)) return;  // that was the last choice
-      continue;
-    }
+    spec.mm_items = pending->mm_items;
+    c.wants_prompt_logprobs = spec.params.prompt_logprobs.has_value();
+    if (c.wants_prompt_logprobs) c.prompt_logprobs.resize(static_cast<size_t>(r.num_prompt));
+    scheduler_->Add(std::move(spec));
     seq_owner_[c.seq_id] = {r.id, i};
   }
 }
@@ -162,10 +146,9 @@ bool Engine::FinishChild(RequestRecord& rec, int index, FinishReason reason, std
   ChildState& c = rec.children[static_cast<size_t>(index)];
   GEMMAD_CHECK(!c.finished, "choice {} of request {} finished twice", index, rec.id);
   c.finished = true;
-  if (seq_owner_.erase(c.seq_id)) {
-    scheduler_->Remove(c.seq_id);  // no-op when the scheduler already retired it
-    runner_->RemoveSequence(c.seq_id);
-  }
+  // The scheduler forgets it now (no-op when it already retired it) and tells the runner in
+  // the next step's finished_seq_ids.
+  if (seq_owner_.erase(c.seq_id)) scheduler_->Remove(c.seq_id);
   RequestOutput local;
   RequestOutput& out = delta ? *delta : local;
   out.index = index;

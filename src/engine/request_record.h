@@ -12,6 +12,7 @@
 #include "base/stopwatch.h"
 #include "engine/output_channel.h"
 #include "kv/types.h"
+#include "mm/item.h"
 #include "sample/logprobs.h"
 #include "sample/sampling_params.h"
 #include "sample/token_constraint.h"
@@ -25,6 +26,7 @@ struct PendingRequest {
   sample::SamplingParams params;  // Normalized, Validated, max_tokens resolved
   std::vector<std::unique_ptr<sample::TokenConstraint>> constraints;  // n entries or empty
   std::string cache_salt;
+  std::vector<mm::Item> mm_items;
   Clock::time_point arrival;
 };
 

@@ -76,6 +76,17 @@ Status ValidateForwardBatch(const ForwardBatch& batch, const KvCacheSpec& spec,
       }
     }
     GEMMAD_RETURN_IF_ERROR(ValidateTables(sq, s, spec, num_blocks));
+    for (const auto& span : sq.bidirectional_spans) {
+      if (span.begin < 0 || span.end <= span.begin) return Bad(s, "empty or negative bidirectional span");
+    }
+  }
+  int64_t prev_end = 0;
+  for (const auto& o : batch.embedding_overrides) {
+    if (o.row < prev_end || o.num_rows < 1 || o.row + o.num_rows > n || o.data == nullptr) {
+      return InvalidArgumentError("forward batch: embedding overrides must be disjoint, ascending, non-empty and "
+                                  "inside the batch, with data");
+    }
+    prev_end = o.row + o.num_rows;
   }
   return OkStatus();
 }

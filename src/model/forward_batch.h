@@ -18,6 +18,21 @@
 
 namespace gemmad::model {
 
+// Rows whose input embedding is given (a multimodal encoder's output, inserted unscaled) instead
+// of looked up from their token ids (multimodal.md §5).
+struct EmbeddingOverride {
+  int64_t row = 0;              // first row in ForwardBatch::token_ids
+  int64_t num_rows = 0;
+  const float* data = nullptr;  // [num_rows, hidden_size]; valid for the step
+};
+
+// Key indices [begin, end) of one sequence whose tokens see each other both ways on sliding
+// layers (a vision block of a model with use_bidirectional_attention == "vision").
+struct BidirectionalSpan {
+  int64_t begin = 0;
+  int64_t end = 0;
+};
+
 struct SequenceInBatch {
   int64_t token_begin = 0;          // first row in ForwardBatch::token_ids
   int64_t num_tokens = 0;           // rows [token_begin, token_begin + num_tokens)
@@ -26,12 +41,16 @@ struct SequenceInBatch {
   std::vector<int32_t> logit_offsets;
   // Per KV group: logical block -> physical block id (entries below the live window: any value).
   std::vector<std::vector<int32_t>> block_tables;
+  // Bidirectional spans of this sequence (whole spans, even where the step covers part).
+  std::vector<BidirectionalSpan> bidirectional_spans;
 };
 
 struct ForwardBatch {
   std::vector<int32_t> token_ids;  // [num_tokens]
   std::vector<int32_t> positions;  // [num_tokens] RoPE positions (the key index for text)
   std::vector<SequenceInBatch> sequences;
+  // Disjoint, ascending; every row inside the batch.
+  std::vector<EmbeddingOverride> embedding_overrides;
 
   int64_t num_tokens() const { return static_cast<int64_t>(token_ids.size()); }
   // Logit rows are ordered by sequence, then by logit offset.

@@ -2,6 +2,7 @@
 #include "runner/fake_runner.h"
 
 #include <algorithm>
+#include <bit>
 #include <thread>
 
 #include "base/check.h"
@@ -21,7 +22,8 @@ inline uint64_t Mix(uint64_t a, uint64_t b) {
 
 }  // namespace
 
-FakeRunner::FakeRunner(FakeRunnerConfig config) : config_(std::move(config)), registry_(config_.vocab_size) {
+FakeRunner::FakeRunner(FakeRunnerConfig config)
+    : config_(std::move(config)), registry_(config_.vocab_size), mm_(config_.encoder.get(), config_.mm_hidden) {
   bool found = false;
   for (size_t g = 0; g < config_.kv.groups.size(); ++g) {
     slots_.emplace_back(static_cast<size_t>(config_.kv.groups[g].num_blocks * config_.kv.block_size));
@@ -71,13 +73,20 @@ const FakeRunner::Slot& FakeRunner::ReadSlot(size_t group, const sched::Schedule
   return slot;
 }
 
-void FakeRunner::WritePositions(const sched::ScheduledSeq& s) {
+void FakeRunner::WritePositions(const sched::ScheduledSeq& s, const std::vector<model::EmbeddingOverride>& overrides) {
   GEMMAD_CHECK(static_cast<int32_t>(s.token_ids.size()) == s.num_scheduled_tokens, "token_ids size mismatch");
   GEMMAD_CHECK(s.block_tables.size() == slots_.size(), "block tables for {} groups, runner has {}",
                s.block_tables.size(), slots_.size());
   for (int32_t i = 0; i < s.num_scheduled_tokens; ++i) {
     const int64_t p = s.num_computed_tokens + i;
-    const int32_t token = s.token_ids[static_cast<size_t>(i)];
+    int32_t token = s.token_ids[static_cast<size_t>(i)];
+    for (const auto& o : overrides) {  // an encoder row: its bits stand in for the token
+      if (i < o.row || i >= o.row + o.num_rows) continue;
+      uint64_t h = 0x1234;
+      const float* row = o.data + (i - o.row) * config_.mm_hidden;
+      for (int64_t d = 0; d < config_.mm_hidden; ++d) h = Mix(h, std::bit_cast<uint32_t>(row[d]));
+      token = -1 - static_cast<int32_t>(h & 0x3FFFFFFF);
+    }
     const uint64_t prev = p == 0 ? EmptyPrefixHash(config_) : ReadSlot(chain_group_, s, p - 1).prefix_hash;
     const uint64_t h = ExtendPrefixHash(prev, token);
     for (size_t g = 0; g < slots_.size(); ++g) SlotAt(g, s, p) = Slot{p, token, h};
@@ -99,6 +108,8 @@ void FakeRunner::Logits(const sched::ScheduledSeq& s, int64_t position, std::spa
 }
 
 Result<StepResult> FakeRunner::Execute(const sched::SchedulerOutput& out) {
+  registry_.Apply(out);
+  mm_.Apply(out);
   const int64_t step = num_steps_.fetch_add(1);
   if (step == config_.fail_at_step) return InternalError("FakeRunner: injected failure");
   if (config_.step_delay.count() > 0) std::this_thread::sleep_for(config_.step_delay);
@@ -110,7 +121,10 @@ Result<StepResult> FakeRunner::Execute(const sched::SchedulerOutput& out) {
   const size_t v = static_cast<size_t>(config_.vocab_size);
   std::vector<float> rows;
   for (const auto& s : out.seqs) {
-    WritePositions(s);
+    model::ForwardBatch chunk;
+    model::SequenceInBatch seq;
+    GEMMAD_RETURN_IF_ERROR(mm_.AddInputs(s, 0, &chunk, &seq));
+    WritePositions(s, chunk.embedding_overrides);
     const std::vector<int32_t> offsets = registry_.LogitRows(s);
     rows.assign(offsets.size() * v, 0.0f);
     for (size_t i = 0; i < offsets.size(); ++i) {

@@ -9,10 +9,13 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "kv/kv_cache_manager.h"
+#include "runner/mm_encoder.h"
+#include "runner/mm_inputs.h"
 #include "runner/runner.h"
 #include "runner/sampling_registry.h"
 
@@ -27,6 +30,10 @@ struct FakeRunnerConfig {
   float logit_scale = 4.0f;      // logits are uniform in [-scale, scale]
   std::chrono::milliseconds step_delay{0};
   int64_t fail_at_step = -1;     // Execute fails at this step index (tests of engine death)
+  // Multimodal items (tests of the model-input seam): the encoder's rows, of mm_hidden floats,
+  // stand in for the placeholder tokens in the fake KV (so outputs depend on item content).
+  std::shared_ptr<MultimodalEncoder> encoder;
+  int64_t mm_hidden = 4;
 };
 
 class FakeRunner : public Runner {
@@ -34,9 +41,9 @@ class FakeRunner : public Runner {
   explicit FakeRunner(FakeRunnerConfig config);
 
   int32_t vocab_size() const override { return config_.vocab_size; }
-  Status AddSequence(SequenceSetup setup) override { return registry_.Add(std::move(setup)); }
-  void RemoveSequence(kv::SeqId id) override { registry_.Remove(id); }
   Result<StepResult> Execute(const sched::SchedulerOutput& out) override;
+  bool SupportsModality(mm::Modality m) const override { return config_.encoder && config_.encoder->Supports(m); }
+  size_t num_cached_encodings() const { return mm_.num_cached_encodings(); }
   bool SetLogitsHook(LogitsHook hook) override {
     registry_.set_logits_hook(std::move(hook));
     return true;
@@ -61,11 +68,13 @@ class FakeRunner : public Runner {
   };
   Slot& SlotAt(size_t group, const sched::ScheduledSeq& s, int64_t position);
   const Slot& ReadSlot(size_t group, const sched::ScheduledSeq& s, int64_t position);
-  void WritePositions(const sched::ScheduledSeq& s);
+  // `overrides`: rows of this chunk (token_begin 0) that carry encoder output.
+  void WritePositions(const sched::ScheduledSeq& s, const std::vector<model::EmbeddingOverride>& overrides);
   void Logits(const sched::ScheduledSeq& s, int64_t position, std::span<float> out);
 
   FakeRunnerConfig config_;
   SamplingRegistry registry_;
+  MultimodalInputs mm_;
   size_t chain_group_ = 0;  // the full group whose slots carry the prefix hash
   std::vector<std::vector<Slot>> slots_;  // [group][block * block_size + offset]
   std::atomic<int64_t> num_steps_{0};

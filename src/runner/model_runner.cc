@@ -34,7 +34,8 @@ kv::KvCacheConfig KvConfigForSpec(const model::KvCacheSpec& spec, const std::vec
 
 Result<std::unique_ptr<ModelRunner>> ModelRunner::Create(std::unique_ptr<model::gemma4::Model> model,
                                                          const kv::KvCacheConfig& kv, kernels::ExecContext exec,
-                                                         std::optional<tensor::DType> kv_dtype) {
+                                                         std::optional<tensor::DType> kv_dtype,
+                                                         std::unique_ptr<MultimodalEncoder> encoder) {
   if (!model) return InvalidArgumentError("ModelRunner: no model");
   model::KvCacheSpec spec = model->MakeKvCacheSpec(kv.block_size, kv_dtype);
   if (spec.groups.size() != kv.groups.size()) {
@@ -53,17 +54,21 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::Create(std::unique_ptr<model::
     cache_blocks.push_back(e.num_blocks - 1);  // pool id 0 is the null block
   }
   GEMMAD_ASSIGN_OR_RETURN(auto cache, model::KvCache::Create(spec, cache_blocks));
-  return std::unique_ptr<ModelRunner>(new ModelRunner(std::move(model), std::move(cache), exec));
+  return std::unique_ptr<ModelRunner>(new ModelRunner(std::move(model), std::move(cache), exec, std::move(encoder)));
 }
 
 ModelRunner::ModelRunner(std::unique_ptr<model::gemma4::Model> model, std::unique_ptr<model::KvCache> cache,
-                         kernels::ExecContext exec)
+                         kernels::ExecContext exec, std::unique_ptr<MultimodalEncoder> encoder)
     : model_(std::move(model)),
       cache_(std::move(cache)),
       exec_(exec),
-      registry_(static_cast<int32_t>(model_->config().vocab_size)) {}
+      registry_(static_cast<int32_t>(model_->config().vocab_size)),
+      encoder_(std::move(encoder)),
+      mm_(encoder_.get(), model_->config().hidden_size) {}
 
 Result<StepResult> ModelRunner::Execute(const sched::SchedulerOutput& out) {
+  registry_.Apply(out);
+  mm_.Apply(out);
   model::ForwardBatch batch;
   std::vector<std::vector<int32_t>> rows_per_seq;
   for (const auto& s : out.seqs) {
@@ -75,6 +80,7 @@ Result<StepResult> ModelRunner::Execute(const sched::SchedulerOutput& out) {
       batch.token_ids.push_back(s.token_ids[static_cast<size_t>(i)]);
       batch.positions.push_back(static_cast<int32_t>(s.num_computed_tokens + i));
     }
+    GEMMAD_RETURN_IF_ERROR(mm_.AddInputs(s, seq.token_begin, &batch, &seq));
     seq.logit_offsets = registry_.LogitRows(s);
     rows_per_seq.push_back(seq.logit_offsets);
     for (const auto& table : s.block_tables) {

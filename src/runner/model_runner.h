@@ -14,6 +14,8 @@
 #include "kv/kv_cache_manager.h"
 #include "model/gemma4/model.h"
 #include "model/kv_cache.h"
+#include "runner/mm_encoder.h"
+#include "runner/mm_inputs.h"
 #include "runner/runner.h"
 #include "runner/sampling_registry.h"
 
@@ -30,14 +32,16 @@ class ModelRunner : public Runner {
  public:
   // Allocates the KV cache for `kv` (which must come from KvConfigForSpec of the model's spec
   // with the same block size).
+  // `encoder` (may be null: text only) turns multimodal items into their placeholder rows.
   static Result<std::unique_ptr<ModelRunner>> Create(std::unique_ptr<model::gemma4::Model> model,
                                                      const kv::KvCacheConfig& kv, kernels::ExecContext exec,
-                                                     std::optional<tensor::DType> kv_dtype = std::nullopt);
+                                                     std::optional<tensor::DType> kv_dtype = std::nullopt,
+                                                     std::unique_ptr<MultimodalEncoder> encoder = nullptr);
 
   int32_t vocab_size() const override { return static_cast<int32_t>(model_->config().vocab_size); }
-  Status AddSequence(SequenceSetup setup) override { return registry_.Add(std::move(setup)); }
-  void RemoveSequence(kv::SeqId id) override { registry_.Remove(id); }
+  // Fails (and the engine with it) when an encoder fails on an admitted item.
   Result<StepResult> Execute(const sched::SchedulerOutput& out) override;
+  bool SupportsModality(mm::Modality m) const override { return encoder_ && encoder_->Supports(m); }
   bool SetLogitsHook(LogitsHook hook) override {
     registry_.set_logits_hook(std::move(hook));
     return true;
@@ -48,12 +52,14 @@ class ModelRunner : public Runner {
 
  private:
   ModelRunner(std::unique_ptr<model::gemma4::Model> model, std::unique_ptr<model::KvCache> cache,
-              kernels::ExecContext exec);
+              kernels::ExecContext exec, std::unique_ptr<MultimodalEncoder> encoder);
 
   std::unique_ptr<model::gemma4::Model> model_;
   std::unique_ptr<model::KvCache> cache_;
   kernels::ExecContext exec_;
   SamplingRegistry registry_;
+  std::unique_ptr<MultimodalEncoder> encoder_;
+  MultimodalInputs mm_;
   std::vector<float> logits_;  // [rows, vocab], reused between steps
 };
 

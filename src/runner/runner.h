@@ -1,7 +1,7 @@
-// Runner: what the engine thread calls to execute one step. It owns the per-sequence sampling
-// state (registered with AddSequence, dropped with RemoveSequence) and turns a plain-data
-// SchedulerOutput into a plain-data StepResult. Implementations: FakeRunner (tests) and
-// ModelRunner (the real model).
+// Runner: what the engine thread calls to execute one step: a plain-data SchedulerOutput in, a
+// plain-data StepResult out. It owns the per-sequence sampling state, created from the step's
+// new_seqs and dropped for its finished_seq_ids: nothing else reaches it. Implementations:
+// FakeRunner (tests), ModelRunner (the real model), ScriptedRunner (test binary only).
 #pragma once
 
 #include <cstdint>
@@ -13,21 +13,11 @@
 
 #include "base/result.h"
 #include "kv/types.h"
+#include "mm/item.h"
 #include "sample/logprobs.h"
-#include "sample/sampling_params.h"
-#include "sample/token_constraint.h"
 #include "sched/scheduler_output.h"
 
 namespace gemmad::runner {
-
-struct SequenceSetup {
-  kv::SeqId seq_id = 0;
-  std::vector<int32_t> prompt_token_ids;
-  sample::SamplingParams params;  // Normalized and Validated
-  uint64_t seed = 0;              // the sequence's RNG seed (resolved by the engine)
-  std::optional<int32_t> eos_token_id;
-  std::unique_ptr<sample::TokenConstraint> constraint;  // may be null
-};
 
 struct SeqStepResult {
   kv::SeqId seq_id = 0;
@@ -54,11 +44,11 @@ class Runner {
  public:
   virtual ~Runner() = default;
   virtual int32_t vocab_size() const = 0;
-  virtual Status AddSequence(SequenceSetup setup) = 0;
-  virtual void RemoveSequence(kv::SeqId id) = 0;
   // A non-ok result means the step (and the engine) failed.
   virtual Result<StepResult> Execute(const sched::SchedulerOutput& out) = 0;
-  // Installs a LogitsHook (before the first AddSequence); false when not supported.
+  // Whether requests may carry items of this modality (the engine rejects others at admission).
+  virtual bool SupportsModality(mm::Modality modality) const { return false; }
+  // Installs a LogitsHook (before the first step); false when not supported.
   virtual bool SetLogitsHook(LogitsHook hook) { return false; }
 };
 

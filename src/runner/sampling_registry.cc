@@ -11,19 +11,19 @@
 
 namespace gemmad::runner {
 
-Status SamplingRegistry::Add(SequenceSetup setup) {
-  if (seqs_.count(setup.seq_id)) return InvalidArgumentError(fmt::format("sequence {} already registered", setup.seq_id));
-  Entry e;
-  e.prompt = setup.prompt_token_ids;
-  if (setup.params.prompt_logprobs) e.num_prompt_logprobs = *setup.params.prompt_logprobs;
-  e.has_constraint = setup.constraint != nullptr;
-  e.sampler = std::make_unique<sample::SequenceSampler>(std::move(setup.params), setup.seed, e.prompt,
-                                                        setup.eos_token_id, vocab_size_, std::move(setup.constraint));
-  seqs_.emplace(setup.seq_id, std::move(e));
-  return OkStatus();
+void SamplingRegistry::Apply(const sched::SchedulerOutput& out) {
+  for (kv::SeqId id : out.finished_seq_ids) seqs_.erase(id);
+  for (const sched::NewSequence& n : out.new_seqs) {
+    GEMMAD_CHECK(!seqs_.count(n.seq_id), "sequence {} announced twice", n.seq_id);
+    Entry e;
+    e.prompt = n.prompt_token_ids;
+    if (n.params.prompt_logprobs) e.num_prompt_logprobs = *n.params.prompt_logprobs;
+    e.has_constraint = n.constraint != nullptr;
+    e.sampler = std::make_unique<sample::SequenceSampler>(n.params, n.seed, e.prompt, n.eos_token_id, vocab_size_,
+                                                          n.constraint);
+    seqs_.emplace(n.seq_id, std::move(e));
+  }
 }
-
-void SamplingRegistry::Remove(kv::SeqId id) { seqs_.erase(id); }
 
 bool SamplingRegistry::HasConstraint(kv::SeqId id) const {
   auto it = seqs_.find(id);

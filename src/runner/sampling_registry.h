@@ -1,4 +1,5 @@
-// SamplingRegistry: the sampling half of every Runner. Keeps one SequenceSampler per sequence,
+// SamplingRegistry: the sampling half of every Runner. Keeps one SequenceSampler per sequence
+// (from SchedulerOutput::new_seqs until its id is in finished_seq_ids),
 // says which logits rows a scheduled sequence needs this step (prompt-logprob positions not yet
 // reported, then the last position when it samples), and turns those rows into results.
 #pragma once
@@ -18,8 +19,9 @@ class SamplingRegistry {
  public:
   explicit SamplingRegistry(int32_t vocab_size) : vocab_size_(vocab_size) {}
 
-  Status Add(SequenceSetup setup);
-  void Remove(kv::SeqId id);
+  // Drops the state of out.finished_seq_ids and creates it for out.new_seqs (first thing in
+  // every Execute).
+  void Apply(const sched::SchedulerOutput& out);
   bool Has(kv::SeqId id) const { return seqs_.count(id) != 0; }
   // True when the sequence samples under a grammar (its Consume must stay on the engine thread).
   bool HasConstraint(kv::SeqId id) const;
@@ -29,9 +31,9 @@ class SamplingRegistry {
   // step needs, ascending.
   std::vector<int32_t> LogitRows(const sched::ScheduledSeq& s) const;
   // `rows` holds LogitRows(s).size() logits rows of vocab_size floats, in that order; they are
-  // used as scratch. Calls for different sequences may run concurrently (no Add/Remove meanwhile).
+  // used as scratch. Calls for different sequences may run concurrently (never during Apply).
   SeqStepResult Consume(const sched::ScheduledSeq& s, std::span<float> rows);
-  // See runner.h (set before any sequence is added).
+  // See runner.h (set before the first step).
   void set_logits_hook(LogitsHook hook) { hook_ = std::move(hook); }
 
  private:

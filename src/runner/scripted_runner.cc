@@ -60,27 +60,29 @@ Result<std::vector<int32_t>> ScriptedRunner::FindScript(const std::string& path,
   return out;
 }
 
-Status ScriptedRunner::AddSequence(SequenceSetup setup) {
+void ScriptedRunner::Learn(const sched::NewSequence& n) {
   bool found = false;
-  auto script = FindScript(path_, setup.prompt_token_ids, &found);
+  auto script = FindScript(path_, n.prompt_token_ids, &found);
   if (!script.ok()) {
     GEMMAD_LOG_ERROR("{}: {}", kScriptedOutputEnv, script.status().message());
-  } else if (found) {
-    for (int32_t t : *script) {
-      if (t < 0 || t >= vocab_size()) {
-        return InvalidArgumentError(fmt::format("{}: scripted token id {} outside the vocabulary", kScriptedOutputEnv, t));
-      }
-    }
-    GEMMAD_LOG_WARNING("{}: sequence {} follows a script of {} tokens", kScriptedOutputEnv, setup.seq_id,
-                       script->size());
-    scripts_[setup.seq_id] = std::move(*script);
+    return;
   }
-  return inner_->AddSequence(std::move(setup));
+  if (!found) return;
+  for (int32_t t : *script) {
+    if (t < 0 || t >= vocab_size()) {
+      GEMMAD_LOG_ERROR("{}: scripted token id {} outside the vocabulary; sequence {} follows the model",
+                       kScriptedOutputEnv, t, n.seq_id);
+      return;
+    }
+  }
+  GEMMAD_LOG_WARNING("{}: sequence {} follows a script of {} tokens", kScriptedOutputEnv, n.seq_id, script->size());
+  scripts_[n.seq_id] = std::move(*script);
 }
 
-void ScriptedRunner::RemoveSequence(kv::SeqId id) {
-  scripts_.erase(id);
-  inner_->RemoveSequence(id);
+Result<StepResult> ScriptedRunner::Execute(const sched::SchedulerOutput& out) {
+  for (kv::SeqId id : out.finished_seq_ids) scripts_.erase(id);
+  for (const sched::NewSequence& n : out.new_seqs) Learn(n);
+  return inner_->Execute(out);
 }
 
 void ScriptedRunner::Hook(const sched::ScheduledSeq& s, std::span<float> row) const {

@@ -32,9 +32,8 @@ class ScriptedRunner : public Runner {
   ScriptedRunner(std::unique_ptr<Runner> inner, std::string script_path);
 
   int32_t vocab_size() const override { return inner_->vocab_size(); }
-  Status AddSequence(SequenceSetup setup) override;
-  void RemoveSequence(kv::SeqId id) override;
-  Result<StepResult> Execute(const sched::SchedulerOutput& out) override { return inner_->Execute(out); }
+  // Learns the scripts of out.new_seqs (and forgets finished ones), then runs the inner runner.
+  Result<StepResult> Execute(const sched::SchedulerOutput& out) override;
 
   // The scripted output for `prompt` in the file; *found is false when no line lists `prompt`
   // (or there is no file yet). Malformed lines are errors naming the line.
@@ -43,11 +42,12 @@ class ScriptedRunner : public Runner {
 
  private:
   void Hook(const sched::ScheduledSeq& s, std::span<float> row) const;
+  void Learn(const sched::NewSequence& n);
 
   std::unique_ptr<Runner> inner_;
   std::string path_;
-  // Written only by AddSequence / RemoveSequence (engine thread, never during Execute); read
-  // by the hook during Execute.
+  // Written at the start of Execute (engine thread) before the inner step; read by the hook
+  // during the inner step.
   std::unordered_map<kv::SeqId, std::vector<int32_t>> scripts_;
 };
 

@@ -20,56 +20,58 @@ std::string PyFloat(float v) {
   return s;
 }
 
-Status Bad(std::string message) { return InvalidArgumentError(std::move(message)); }
+Status Bad(std::string field, std::string message) {
+  return Status(StatusCode::kInvalidArgument, std::move(message), std::move(field));
+}
 
 bool InVocab(int32_t t, int32_t vocab) { return t >= 0 && t < vocab; }
 
 Status ValidateRanges(const SamplingParams& p) {
-  if (p.n < 1) return Bad(fmt::format("n must be at least 1, got {}.", p.n));
+  if (p.n < 1) return Bad("n", fmt::format("n must be at least 1, got {}.", p.n));
   if (!(p.presence_penalty >= -2.0f && p.presence_penalty <= 2.0f)) {
-    return Bad(fmt::format("presence_penalty must be in [-2, 2], got {}.", PyFloat(p.presence_penalty)));
+    return Bad("presence_penalty", fmt::format("presence_penalty must be in [-2, 2], got {}.", PyFloat(p.presence_penalty)));
   }
   if (!(p.frequency_penalty >= -2.0f && p.frequency_penalty <= 2.0f)) {
-    return Bad(fmt::format("frequency_penalty must be in [-2, 2], got {}.", PyFloat(p.frequency_penalty)));
+    return Bad("frequency_penalty", fmt::format("frequency_penalty must be in [-2, 2], got {}.", PyFloat(p.frequency_penalty)));
   }
   if (!std::isfinite(p.repetition_penalty)) {
-    return Bad(fmt::format("repetition_penalty must be a finite number, got {}.", PyFloat(p.repetition_penalty)));
+    return Bad("repetition_penalty", fmt::format("repetition_penalty must be a finite number, got {}.", PyFloat(p.repetition_penalty)));
   }
   if (p.repetition_penalty <= 0.0f) {
-    return Bad(fmt::format("repetition_penalty must be greater than zero, got {}.", PyFloat(p.repetition_penalty)));
+    return Bad("repetition_penalty", fmt::format("repetition_penalty must be greater than zero, got {}.", PyFloat(p.repetition_penalty)));
   }
   if (!std::isfinite(p.temperature)) {
-    return Bad(fmt::format("temperature must be a finite number, got {}.", PyFloat(p.temperature)));
+    return Bad("temperature", fmt::format("temperature must be a finite number, got {}.", PyFloat(p.temperature)));
   }
   if (p.temperature < 0.0f) {
-    return Bad(fmt::format("temperature must be non-negative, got {}.", PyFloat(p.temperature)));
+    return Bad("temperature", fmt::format("temperature must be non-negative, got {}.", PyFloat(p.temperature)));
   }
   if (!(p.top_p > 0.0f && p.top_p <= 1.0f)) {
-    return Bad(fmt::format("top_p must be in (0, 1], got {}.", PyFloat(p.top_p)));
+    return Bad("top_p", fmt::format("top_p must be in (0, 1], got {}.", PyFloat(p.top_p)));
   }
-  if (p.top_k < -1) return Bad(fmt::format("top_k must be 0 (disable), or at least 1, got {}.", p.top_k));
+  if (p.top_k < -1) return Bad("top_k", fmt::format("top_k must be 0 (disable), or at least 1, got {}.", p.top_k));
   if (!(p.min_p >= 0.0f && p.min_p <= 1.0f)) {
-    return Bad(fmt::format("min_p must be in [0, 1], got {}.", PyFloat(p.min_p)));
+    return Bad("min_p", fmt::format("min_p must be in [0, 1], got {}.", PyFloat(p.min_p)));
   }
   if (p.max_tokens && *p.max_tokens < 1) {
-    return Bad(fmt::format("max_tokens must be at least 1, got {}.", *p.max_tokens));
+    return Bad("max_tokens", fmt::format("max_tokens must be at least 1, got {}.", *p.max_tokens));
   }
   if (p.min_tokens < 0) {
-    return Bad(fmt::format("min_tokens must be greater than or equal to 0, got {}.", p.min_tokens));
+    return Bad("min_tokens", fmt::format("min_tokens must be greater than or equal to 0, got {}.", p.min_tokens));
   }
   if (p.max_tokens && p.min_tokens > *p.max_tokens) {
-    return Bad(fmt::format("min_tokens must be less than or equal to max_tokens={}, got {}.",
+    return Bad("min_tokens", fmt::format("min_tokens must be less than or equal to max_tokens={}, got {}.",
                            *p.max_tokens, p.min_tokens));
   }
   if (p.logprobs && *p.logprobs < -1) {
-    return Bad(fmt::format("logprobs must be non-negative or -1, got {}.", *p.logprobs));
+    return Bad("logprobs", fmt::format("logprobs must be non-negative or -1, got {}.", *p.logprobs));
   }
   if (p.prompt_logprobs && *p.prompt_logprobs < -1) {
-    return Bad(fmt::format("prompt_logprobs must be non-negative or -1, got {}.", *p.prompt_logprobs));
+    return Bad("prompt_logprobs", fmt::format("prompt_logprobs must be non-negative or -1, got {}.", *p.prompt_logprobs));
   }
   // Positive temperatures below kMinTemperature are raised (Normalized), so only 0 is greedy.
   if (p.temperature <= 0.0f && p.n > 1) {
-    return Bad(fmt::format("n must be 1 when using greedy sampling, got {}.", p.n));
+    return Bad("n", fmt::format("n must be 1 when using greedy sampling, got {}.", p.n));
   }
   return OkStatus();
 }
@@ -77,24 +79,24 @@ Status ValidateRanges(const SamplingParams& p) {
 Status ValidateTokenIds(const SamplingParams& p, int32_t vocab) {
   for (const auto& [t, bias] : p.logit_bias) {
     if (!InVocab(t, vocab)) {
-      return Bad(fmt::format("token_id(s) [{}] in logit_bias contain out-of-vocab token ids. "
+      return Bad("logit_bias", fmt::format("token_id(s) [{}] in logit_bias contain out-of-vocab token ids. "
                              "Vocabulary size: {}", t, vocab));
     }
-    if (!std::isfinite(bias)) return Bad(fmt::format("logit_bias for token {} is not finite", t));
+    if (!std::isfinite(bias)) return Bad("logit_bias", fmt::format("logit_bias for token {} is not finite", t));
   }
   for (int32_t t : p.allowed_token_ids) {
-    if (!InVocab(t, vocab)) return Bad("allowed_token_ids contains out-of-vocab token id!");
+    if (!InVocab(t, vocab)) return Bad("allowed_token_ids", "allowed_token_ids contains out-of-vocab token id!");
   }
   for (int32_t t : p.stop_token_ids) {
     if (!InVocab(t, vocab)) {
-      return Bad(fmt::format("stop_token_ids contains token id {} outside the vocabulary (size {}).", t, vocab));
+      return Bad("stop_token_ids", fmt::format("stop_token_ids contains token id {} outside the vocabulary (size {}).", t, vocab));
     }
   }
   for (const auto& word : p.bad_words_token_ids) {
-    if (word.empty()) return Bad("bad_words entries must tokenize to at least one token.");
+    if (word.empty()) return Bad("bad_words", "bad_words entries must tokenize to at least one token.");
     for (int32_t t : word) {
       if (!InVocab(t, vocab)) {
-        return Bad(fmt::format("The model vocabulary size is {}, but the following tokens were "
+        return Bad("bad_words", fmt::format("The model vocabulary size is {}, but the following tokens were "
                                "specified as bad: [{}]. All token id values should be integers "
                                "satisfying: 0 <= token_id < {}.", vocab, t, vocab));
       }
@@ -108,16 +110,16 @@ Status ValidateTokenIds(const SamplingParams& p, int32_t vocab) {
 Status Validate(const SamplingParams& params, const SamplingLimits& limits) {
   GEMMAD_RETURN_IF_ERROR(ValidateRanges(params));
   if (params.n > limits.max_n) {
-    return Bad(fmt::format("n must be at most {}, got {}.", limits.max_n, params.n));
+    return Bad("n", fmt::format("n must be at most {}, got {}.", limits.max_n, params.n));
   }
   const int32_t max_lp = limits.max_logprobs == -1 ? limits.vocab_size : limits.max_logprobs;
   auto requested = [&](int32_t k) { return k == -1 ? limits.vocab_size : k; };
   if (params.logprobs && requested(*params.logprobs) > max_lp) {
-    return Bad(fmt::format("Requested sample logprobs of {}, which is greater than max allowed: {}",
+    return Bad("logprobs", fmt::format("Requested sample logprobs of {}, which is greater than max allowed: {}",
                            requested(*params.logprobs), max_lp));
   }
   if (params.prompt_logprobs && requested(*params.prompt_logprobs) > max_lp) {
-    return Bad(fmt::format("Requested prompt logprobs of {}, which is greater than max allowed: {}",
+    return Bad("prompt_logprobs", fmt::format("Requested prompt logprobs of {}, which is greater than max allowed: {}",
                            requested(*params.prompt_logprobs), max_lp));
   }
   return ValidateTokenIds(params, limits.vocab_size);

@@ -13,7 +13,7 @@ namespace gemmad::sample {
 SequenceSampler::SequenceSampler(SamplingParams params, uint64_t seed,
                                  std::span<const int32_t> prompt_token_ids,
                                  std::optional<int32_t> eos_token_id, int32_t vocab_size,
-                                 std::unique_ptr<TokenConstraint> constraint)
+                                 std::shared_ptr<TokenConstraint> constraint)
     : params_(std::move(params)),
       rng_(seed),
       vocab_size_(vocab_size),

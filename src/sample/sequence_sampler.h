@@ -31,7 +31,7 @@ class SequenceSampler {
   // together with stop_token_ids, until min_tokens tokens exist).
   SequenceSampler(SamplingParams params, uint64_t seed, std::span<const int32_t> prompt_token_ids,
                   std::optional<int32_t> eos_token_id, int32_t vocab_size,
-                  std::unique_ptr<TokenConstraint> constraint);
+                  std::shared_ptr<TokenConstraint> constraint);
 
   // Samples the next token from `logits` ([vocab_size] raw model logits; used as scratch and
   // left modified) and records it (output history, grammar). Errors: the grammar rejected the
@@ -52,7 +52,7 @@ class SequenceSampler {
   std::vector<int32_t> min_tokens_stop_ids_;
   std::vector<int32_t> output_;
   std::unordered_map<int32_t, int32_t> output_counts_;
-  std::unique_ptr<TokenConstraint> constraint_;
+  std::shared_ptr<TokenConstraint> constraint_;
   std::vector<uint32_t> bitmask_;
   FilterScratch scratch_;
 };

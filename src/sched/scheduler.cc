@@ -17,30 +17,18 @@ Scheduler::Scheduler(SchedulerConfig config, kv::KvCacheConfig kv_config)
   max_sequence_tokens_ = kv_.MaxSequenceTokens(config_.max_num_batched_tokens, config_.max_model_len);
 }
 
-Status Scheduler::Add(SequenceSpec spec) {
-  if (seqs_.count(spec.id)) return InvalidArgumentError(fmt::format("sequence {} already exists", spec.id));
+void Scheduler::Add(SequenceSpec spec) {
+  // The engine admitted the request (engine::ValidateRequest); a spec that breaks these is a bug.
+  GEMMAD_CHECK(!seqs_.count(spec.id), "sequence {} already exists", spec.id);
   const int64_t prompt = static_cast<int64_t>(spec.prompt_token_ids.size());
-  if (prompt == 0) return InvalidArgumentError("The prompt must contain at least one token.");
-  if (spec.max_tokens < 1) return InvalidArgumentError(fmt::format("max_tokens must be at least 1, got {}.", spec.max_tokens));
-  const int64_t total = prompt + spec.max_tokens;
-  if (total > config_.max_model_len) {
-    return InvalidArgumentError(fmt::format(
-        "This model's maximum context length is {} tokens. However, you requested {} output tokens "
-        "and your prompt contains {} input tokens, for a total of {} tokens. Please reduce the "
-        "length of the input prompt or the number of requested output tokens.",
-        config_.max_model_len, spec.max_tokens, prompt, total));
-  }
-  if (total > max_sequence_tokens_) {
-    return InvalidArgumentError(fmt::format(
-        "This request can need {} tokens of KV cache (prompt {} + max_tokens {}), but the KV cache "
-        "holds at most {} tokens for one sequence; it could never be scheduled. Reduce the prompt "
-        "or max_tokens, or give the server more KV cache space.",
-        total, prompt, spec.max_tokens, max_sequence_tokens_));
-  }
+  const int64_t max_tokens = spec.params.max_tokens.value_or(0);
+  GEMMAD_CHECK(prompt > 0 && max_tokens >= 1, "sequence {}: empty prompt or max_tokens {}", spec.id, max_tokens);
+  GEMMAD_CHECK(prompt + max_tokens <= max_sequence_tokens_,
+               "sequence {}: prompt {} + max_tokens {} exceeds the admitted maximum {}", spec.id, prompt,
+               max_tokens, max_sequence_tokens_);
   auto seq = std::make_unique<Sequence>(std::move(spec), kv_.block_size());
   waiting_.push_back(seq.get());
   seqs_.emplace(seq->id(), std::move(seq));
-  return OkStatus();
 }
 
 bool Scheduler::Remove(SeqId id) {
@@ -53,6 +41,7 @@ bool Scheduler::Remove(SeqId id) {
     waiting_.erase(std::find(waiting_.begin(), waiting_.end(), s));
   }
   kv_.Free(id);
+  if (s->announced()) finished_.push_back(id);
   seqs_.erase(it);
   return true;
 }
@@ -89,8 +78,14 @@ bool Scheduler::ScheduleRunning(SchedulerOutput* out, int64_t* budget) {
   size_t i = 0;
   while (i < running_.size() && *budget > 0) {
     Sequence* s = running_[i];
-    const int64_t num_new = std::min(s->num_tokens() - s->num_computed_tokens, *budget);
-    GEMMAD_CHECK(num_new > 0, "running sequence {} has nothing to compute", s->id());
+    GEMMAD_CHECK(s->num_tokens() > s->num_computed_tokens, "running sequence {} has nothing to compute", s->id());
+    const int64_t want = std::min(s->num_tokens() - s->num_computed_tokens, *budget);
+    const int64_t num_new = s->ClampChunkEnd(s->num_computed_tokens, s->num_computed_tokens + want) -
+                            s->num_computed_tokens;
+    if (num_new == 0) {  // a bidirectional span does not fit the budget left: next step
+      ++i;
+      continue;
+    }
     bool allocated = false;
     while (!allocated) {
       allocated = kv_.Allocate(s->id(), nullptr, s->num_computed_tokens, num_new);
@@ -114,14 +109,16 @@ void Scheduler::ScheduleWaiting(SchedulerOutput* out, int64_t* budget) {
          static_cast<int64_t>(running_.size()) < config_.max_num_seqs) {
     Sequence* s = waiting_.front();
     kv::CacheHit hit;
-    if (!s->spec().skip_prefix_cache) {
+    if (!s->spec().skip_prefix_cache()) {
       // At least one token is always computed, so that the step produces logits.
       hit = kv_.FindCachedPrefix(s->block_hashes(), s->num_tokens() - 1);
     }
     const int64_t num_computed = hit.num_tokens;
-    const int64_t num_new = std::min(s->num_tokens() - num_computed, *budget);
+    const int64_t num_new =
+        s->ClampChunkEnd(num_computed, num_computed + std::min(s->num_tokens() - num_computed, *budget)) - num_computed;
+    if (num_new == 0) break;  // a bidirectional span does not fit the budget left (FCFS: wait)
     if (!kv_.Allocate(s->id(), &hit, num_computed, num_new)) break;  // FCFS: nobody overtakes
-    if (kv_.config().enable_prefix_caching && !s->spec().skip_prefix_cache) {
+    if (kv_.config().enable_prefix_caching && !s->spec().skip_prefix_cache()) {
       stats_.prefix_cache_queries += static_cast<uint64_t>(s->num_tokens());
       stats_.prefix_cache_hits += static_cast<uint64_t>(num_computed);
     }
@@ -142,6 +139,13 @@ SchedulerOutput Scheduler::Schedule() {
   // vLLM: no admissions in a step that had to preempt.
   if (!ScheduleRunning(&out, &budget)) ScheduleWaiting(&out, &budget);
   out.total_num_scheduled_tokens = config_.max_num_batched_tokens - budget;
+  if (out.seqs.empty()) return out;  // nothing runs: finished ids wait for the next real step
+  out.finished_seq_ids = std::move(finished_);
+  finished_.clear();
+  for (const ScheduledSeq& ss : out.seqs) {
+    Sequence* s = seqs_.at(ss.seq_id).get();
+    if (!s->announced()) out.new_seqs.push_back(s->Announce());
+  }
   return out;
 }
 

@@ -45,12 +45,15 @@ class Scheduler {
  public:
   Scheduler(SchedulerConfig config, kv::KvCacheConfig kv_config);
 
-  // Queues a sequence. kInvalidArgument when it could never fit: prompt + max_tokens beyond
-  // max_model_len, or more blocks than a KV group holds (instead of waiting forever).
-  Status Add(SequenceSpec spec);
-  // Removes a sequence (abort, error) and frees its blocks now. False if unknown.
+  // Queues a sequence of an admitted request (engine::ValidateRequest checked that prompt +
+  // max_tokens fits max_model_len and max_sequence_tokens(); breaking that is a bug).
+  void Add(SequenceSpec spec);
+  // Removes a sequence (abort, error, finish) and frees its blocks now; the next
+  // SchedulerOutput names it in finished_seq_ids if the runner saw it. False if unknown.
   bool Remove(SeqId id);
 
+  // One step: scheduled sequences, the new ones among them (announced once), and the ids
+  // that finished since the previous step.
   SchedulerOutput Schedule();
   // Applies a step: sampled[i] are the tokens sampled for out.seqs[i] (empty if none).
   // Advances num_computed_tokens, registers computed blocks in the prefix cache, appends
@@ -82,6 +85,7 @@ class Scheduler {
   std::unordered_map<SeqId, std::unique_ptr<Sequence>> seqs_;
   std::vector<Sequence*> running_;  // admission order
   std::deque<Sequence*> waiting_;
+  std::vector<SeqId> finished_;  // announced sequences removed since the last Schedule
   SchedulerStats stats_;
 };
 

@@ -1,4 +1,5 @@
-// SchedulerOutput: the plain-data description of one engine step that the runner executes.
+// SchedulerOutput: the plain-data description of one engine step that the runner executes,
+// and the only way per-sequence state reaches the runner (new sequences, finished ids).
 // No prefill/decode modes: each scheduled sequence computes num_scheduled_tokens tokens from
 // num_computed_tokens on (a prompt chunk, a whole prompt, or one decode token).
 // Invariant: sum of num_scheduled_tokens == total_num_scheduled_tokens <= the token budget;
@@ -7,9 +8,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "kv/types.h"
+#include "mm/item.h"
+#include "sample/sampling_params.h"
+#include "sample/token_constraint.h"
 
 namespace gemmad::sched {
 
@@ -28,14 +34,32 @@ struct ScheduledSeq {
   bool sample = false;
 };
 
+// A sequence the runner has not seen before: what it needs to sample it (vLLM v1's
+// NewRequestData). Sent once, in the first step that schedules the sequence; the runner keeps
+// that state until the id comes back in finished_seq_ids (preemption does not end it).
+struct NewSequence {
+  kv::SeqId seq_id = 0;
+  std::vector<int32_t> prompt_token_ids;
+  sample::SamplingParams params;          // Validated, Normalized, n == 1, max_tokens set
+  uint64_t seed = 0;                      // the sequence's RNG seed
+  std::optional<int32_t> eos_token_id;    // primary EOS (masked until min_tokens)
+  std::shared_ptr<sample::TokenConstraint> constraint;  // may be null; the runner owns it now
+  std::vector<mm::Item> mm_items;         // what the runner's encoder turns into embeddings
+};
+
 struct SchedulerOutput {
+  // Sequences scheduled for the first time (each also has an entry in `seqs`).
+  std::vector<NewSequence> new_seqs;
+  // Sequences that left the scheduler (finished, aborted, failed) since the previous step and
+  // had been announced: the runner drops their state before executing this step.
+  std::vector<kv::SeqId> finished_seq_ids;
   std::vector<ScheduledSeq> seqs;
   int64_t total_num_scheduled_tokens = 0;
   int32_t block_size = 0;
   // Sequences preempted (blocks freed, to be recomputed) while building this step.
   std::vector<kv::SeqId> preempted_seq_ids;
 
-  bool empty() const { return seqs.empty(); }
+  bool empty() const { return seqs.empty(); }  // finished ids alone are not a step
 };
 
 }  // namespace gemmad::sched

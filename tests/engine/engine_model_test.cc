@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/engine.h"
-#include "engine/model_engine.h"
+#include "cli/model_engine.h"
 #include "engine_test_util.h"
 #include "kernels/thread_pool.h"
 #include "model/gemma4/model.h"
@@ -146,12 +146,12 @@ TEST(EngineModel, T1PrefixCacheHitsAndMatches) {
 }
 
 TEST(EngineModel, CreateModelEnginePlansKvAndServes) {
-  engine::ModelEngineOptions o;
+  cli::ModelEngineOptions o;
   o.model_dir = RandomCheckpoint("t1");
   o.block_size = 4;
   o.num_threads = 2;
   o.kv_cache_bytes = 1 << 20;
-  auto created = CreateModelEngine(o);
+  auto created = cli::CreateModelEngine(o);
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   EXPECT_EQ(created->engine->limits().max_model_len, 256);
   EXPECT_EQ(created->engine->limits().max_kv_sequence_tokens, 256);
@@ -163,12 +163,12 @@ TEST(EngineModel, CreateModelEnginePlansKvAndServes) {
   ExpectSame(out, RunOne(*ref, Greedy(Prompt(20, 1, 512), 8)), 0);
 
   o.kv_cache_bytes = 64 << 10;  // ~44 tokens, far less than 256
-  auto small = CreateModelEngine(o);
+  auto small = cli::CreateModelEngine(o);
   ASSERT_FALSE(small.ok());
   EXPECT_EQ(small.status().code(), StatusCode::kResourceExhausted);
   EXPECT_NE(small.status().message().find("Lower --max-model-len to"), std::string::npos) << small.status().message();
   o.model_dir = ::testing::TempDir() + "/no_such_model";
-  EXPECT_FALSE(CreateModelEngine(o).ok());
+  EXPECT_FALSE(cli::CreateModelEngine(o).ok());
 }
 
 TEST(EngineModel, T1MatchesTheTransformersGreedyGolden) {

@@ -31,6 +31,7 @@ struct TestEngineOptions {
   int64_t fail_at_step = -1;
   double iteration_timeout_s = 60.0;
   uint64_t seed = 0;
+  std::shared_ptr<runner::MultimodalEncoder> encoder;  // multimodal items (none: text only)
 };
 
 kv::KvCacheConfig KvConfig(const TestEngineOptions& o);

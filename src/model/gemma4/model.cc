@@ -90,6 +90,12 @@ Status Model::Forward(const kernels::ExecContext& exec, const ForwardBatch& batc
   std::vector<int64_t> num_blocks;
   for (int g = 0; g < cache.spec().num_groups(); ++g) num_blocks.push_back(cache.num_blocks(g));
   GEMMAD_RETURN_IF_ERROR(ValidateForwardBatch(batch, cache.spec(), num_blocks, c.vocab_size));
+  for (const auto& sq : batch.sequences) {
+    if (!sq.bidirectional_spans.empty()) {
+      return UnimplementedError("Forward: bidirectional attention spans (the vision blocks of 26B-A4B/31B) are not "
+                                "supported by the attention kernels yet");
+    }
+  }
   const int64_t rows = batch.num_logit_rows(), n = batch.num_tokens(), H = c.hidden_size;
   if (logits.dtype != tensor::DType::kF32 || logits.shape.rank != 2 || logits.shape[0] != rows ||
       logits.shape[1] != c.vocab_size) {

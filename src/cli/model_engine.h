@@ -1,6 +1,7 @@
 // CreateModelEngine: the one-call composition of a serving engine over a Gemma 4 checkpoint:
 // load the model, plan the KV blocks per group under a byte budget, allocate the paged cache,
-// build the ModelRunner and start the Engine. For `gemmad serve` and tests.
+// build the ModelRunner and start the Engine. For `gemmad serve`, `gemmad bench` and tests. It lives in
+// cli/, the composition root: the only place that knows the model, the runner and the engine together.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +16,7 @@
 #include "runner/runner.h"
 #include "tensor/dtype.h"
 
-namespace gemmad::engine {
+namespace gemmad::cli {
 
 struct ModelEngineOptions {
   std::string model_dir;
@@ -38,7 +39,7 @@ struct ModelEngineOptions {
 };
 
 struct ModelEngine {
-  std::unique_ptr<Engine> engine;
+  std::unique_ptr<engine::Engine> engine;
   kv::KvCacheConfig kv;      // the planned groups (for logs: blocks and bytes per group)
   int64_t kv_cache_bytes = 0;  // bytes the planned blocks take
 };
@@ -51,4 +52,4 @@ Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& options);
 // unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (then a warning).
 Status CheckMaxModelLen(int64_t max_model_len, int64_t max_position_embeddings, bool allow_long);
 
-}  // namespace gemmad::engine
+}  // namespace gemmad::cli

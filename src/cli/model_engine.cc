@@ -1,5 +1,5 @@
 // CreateModelEngine: Model::Load -> KvCacheSpec -> kv::PlanKvCache -> ModelRunner -> Engine.
-#include "engine/model_engine.h"
+#include "cli/model_engine.h"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 #include "model/gemma4/model.h"
 #include "runner/model_runner.h"
 
-namespace gemmad::engine {
+namespace gemmad::cli {
 namespace {
 
 // A Runner that also owns the thread pool its ModelRunner computes with.
@@ -21,8 +21,6 @@ class PooledRunner : public runner::Runner {
   PooledRunner(std::unique_ptr<kernels::ThreadPool> pool, std::unique_ptr<runner::Runner> inner)
       : pool_(std::move(pool)), inner_(std::move(inner)) {}
   int32_t vocab_size() const override { return inner_->vocab_size(); }
-  Status AddSequence(runner::SequenceSetup setup) override { return inner_->AddSequence(std::move(setup)); }
-  void RemoveSequence(kv::SeqId id) override { inner_->RemoveSequence(id); }
   Result<runner::StepResult> Execute(const sched::SchedulerOutput& out) override { return inner_->Execute(out); }
 
  private:
@@ -76,7 +74,7 @@ Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
 
   auto pool = std::make_unique<kernels::ThreadPool>(std::max(1, o.num_threads));
   kernels::ExecContext exec{pool.get()};
-  EngineConfig ec;
+  engine::EngineConfig ec;
   ec.scheduler = {o.max_num_seqs, o.max_num_batched_tokens, max_model_len};
   ec.kv = kv;
   ec.eos_token_id = o.eos_token_id;
@@ -90,11 +88,11 @@ Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
   auto pooled = std::make_unique<PooledRunner>(std::move(pool), std::move(served));
 
   ModelEngine out;
-  out.engine = std::make_unique<Engine>(ec, std::move(pooled));
+  out.engine = std::make_unique<engine::Engine>(ec, std::move(pooled));
   out.kv = kv;
   out.kv_cache_bytes = plan.total_bytes;
   GEMMAD_RETURN_IF_ERROR(out.engine->Start());
   return out;
 }
 
-}  // namespace gemmad::engine
+}  // namespace gemmad::cli
