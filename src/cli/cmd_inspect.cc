@@ -60,11 +60,11 @@ json KvGroups(const Config& c) {
 json Summary(const Checkpoint& ck) {
   const Config& c = ck.config();
   std::map<std::string, int64_t> dtypes;
-  for (const auto& name : ck.store().names()) {
-    if (!model::gemma4::IsNonTextTensor(name)) dtypes[ck.store().Find(name)->info->dtype_name]++;
+  for (const auto& name : ck.source().tensor_names()) {
+    if (!model::gemma4::IsNonTextTensor(name)) dtypes[ck.source().Info(name)->dtype_name]++;
   }
   json files = json::array();
-  for (const auto& f : ck.store().files()) files.push_back(f->path());
+  for (const auto& f : ck.source().files()) files.push_back(f);
   auto pc = model::gemma4::CountParams(c, /*include_unused=*/ck.stats().unused_text_bytes > 0);
   const auto& st = ck.stats();
   json out;

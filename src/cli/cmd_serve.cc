@@ -87,6 +87,7 @@ api::ServingContext MakeContext(const ServeOptions& o, const ServeModel& m, engi
 Result<ModelEngine> StartEngine(const ServeOptions& o, const ServeModel& m) {
   ModelEngineOptions e;
   e.model_dir = m.model_dir;
+  e.source = m.source;
   e.kv_cache_bytes = o.kv_cache_bytes;
   if (o.max_model_len) {
     if (*o.max_model_len < 0) {

@@ -49,7 +49,8 @@ Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
   model::gemma4::ModelOptions mo;
   mo.quantization = o.quantization;
   mo.num_threads = std::max(1, o.num_threads);
-  GEMMAD_ASSIGN_OR_RETURN(auto model, model::gemma4::Model::Load(o.model_dir, {}, mo));
+  GEMMAD_ASSIGN_OR_RETURN(auto model, o.source ? model::gemma4::Model::Load(o.source, mo)
+                                                : model::gemma4::Model::Load(o.model_dir, {}, mo));
   const auto& cfg = model->config();
   const int64_t max_model_len = o.max_model_len > 0 ? o.max_model_len : cfg.max_position_embeddings;
   GEMMAD_RETURN_IF_ERROR(CheckMaxModelLen(max_model_len, cfg.max_position_embeddings, o.allow_long_max_model_len));

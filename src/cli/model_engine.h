@@ -13,6 +13,7 @@
 #include "base/result.h"
 #include "engine/engine.h"
 #include "model/gemma4/weight_quantization.h"
+#include "model/weight_source.h"
 #include "runner/runner.h"
 #include "tensor/dtype.h"
 
@@ -20,6 +21,9 @@ namespace gemmad::cli {
 
 struct ModelEngineOptions {
   std::string model_dir;
+  // The checkpoint, when the caller opened it already (`gemmad serve` reads its tokenizer hints
+  // first); else model_dir is opened as a safetensors directory.
+  std::shared_ptr<const model::WeightSource> source;
   int64_t kv_cache_bytes = int64_t{4} << 30;  // VLLM_CPU_KVCACHE_SPACE (GiB) x 2^30
   int64_t max_model_len = 0;                  // 0 = the model's max_position_embeddings
   int32_t block_size = 16;

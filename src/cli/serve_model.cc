@@ -6,44 +6,29 @@
 #include "base/files.h"
 #include "base/log.h"
 #include "io/hf_hub.h"
+#include "model/safetensors_source.h"
 
 namespace gemmad::cli {
 
 Result<std::optional<std::string>> FindCheckpointChatTemplate(const std::string& dir) {
-  std::string jinja = JoinPath(dir, "chat_template.jinja");
-  if (FileExists(jinja)) {
-    GEMMAD_ASSIGN_OR_RETURN(std::string text, ReadFileToString(jinja));
-    return std::optional<std::string>(std::move(text));
-  }
-  std::string config_path = JoinPath(dir, "tokenizer_config.json");
-  if (!FileExists(config_path)) return std::optional<std::string>();
-  GEMMAD_ASSIGN_OR_RETURN(std::string text, ReadFileToString(config_path));
-  nlohmann::json config = nlohmann::json::parse(text, nullptr, false);
-  if (config.is_discarded() || !config.is_object()) return DataLossError(config_path + ": not a JSON object");
-  auto it = config.find("chat_template");
-  if (it == config.end() || it->is_null()) return std::optional<std::string>();
-  if (it->is_string()) return std::optional<std::string>(it->get<std::string>());
-  if (it->is_array()) {
-    for (const auto& entry : *it) {
-      if (entry.is_object() && entry.value("name", "") == "default" && entry.contains("template") &&
-          entry["template"].is_string()) {
-        return std::optional<std::string>(entry["template"].get<std::string>());
-      }
-    }
-  }
-  return DataLossError(config_path + ": \"chat_template\" is neither a string nor a list with a \"default\" entry");
+  return model::FindChatTemplate(dir);
 }
 
 Result<ServeModel> LoadServeModel(const ServeOptions& o) {
   ServeModel m;
   io::HubSettings hub = io::HubSettingsFromEnv();
   GEMMAD_ASSIGN_OR_RETURN(m.model_dir, io::ResolveModelPath(o.model, o.revision, hub));
-  std::string tokenizer_dir = m.model_dir;
+  GEMMAD_ASSIGN_OR_RETURN(m.source, model::OpenSafetensorsDir(m.model_dir));
+  // The checkpoint's hints, unless --tokenizer names another place.
+  const model::TokenizerHints& hints = m.source->tokenizer_hints();
+  std::string tokenizer_dir = hints.tokenizer_dir.empty() ? m.model_dir : hints.tokenizer_dir;
+  std::optional<std::string> template_source = hints.chat_template;
   if (!o.tokenizer.empty()) {
     GEMMAD_ASSIGN_OR_RETURN(tokenizer_dir,
                             io::ResolveModelPath(o.tokenizer, o.tokenizer_revision.empty() ? o.revision
                                                                                            : o.tokenizer_revision,
                                                  hub, "tokenizer.json"));
+    GEMMAD_ASSIGN_OR_RETURN(template_source, FindCheckpointChatTemplate(tokenizer_dir));
   }
   GEMMAD_ASSIGN_OR_RETURN(m.tokenizer, tokenizer::Tokenizer::Load(tokenizer_dir));
   if (!o.chat_template.empty()) {
@@ -52,9 +37,8 @@ Result<ServeModel> LoadServeModel(const ServeOptions& o) {
     m.chat_template = std::move(*t);
     return m;
   }
-  GEMMAD_ASSIGN_OR_RETURN(std::optional<std::string> source, FindCheckpointChatTemplate(tokenizer_dir));
-  if (source) {
-    auto t = tmpl::MakeChatTemplate(*source, "checkpoint");
+  if (template_source) {
+    auto t = tmpl::MakeChatTemplate(*template_source, "checkpoint");
     if (!t.ok()) return t.status().WithPrefix("the checkpoint's chat template");
     m.chat_template = std::move(*t);
   } else {

@@ -1,4 +1,5 @@
-// What `gemmad serve` loads before the engine: the model directory (local or HF cache/hub),
+// What `gemmad serve` loads before the engine: the model directory (local or HF cache/hub) opened
+// as a WeightSource (its weights are bound later by CreateModelEngine), and from its hints
 // the tokenizer and the chat template (--chat-template, else the checkpoint's
 // chat_template.jinja or tokenizer_config.json "chat_template", else the Gemma 4 template).
 #pragma once
@@ -9,6 +10,7 @@
 
 #include "base/result.h"
 #include "cli/serve_options.h"
+#include "model/weight_source.h"
 #include "template/chat_template.h"
 #include "tokenizer/tokenizer.h"
 
@@ -16,6 +18,7 @@ namespace gemmad::cli {
 
 struct ServeModel {
   std::string model_dir;
+  std::shared_ptr<const model::WeightSource> source;  // the opened checkpoint (its weights load later)
   std::unique_ptr<tokenizer::Tokenizer> tokenizer;
   std::optional<tmpl::ChatTemplate> chat_template;
 };

@@ -7,7 +7,7 @@
 #include <unordered_set>
 
 #include "base/files.h"
-#include "io/safetensors_index.h"
+#include "model/safetensors_source.h"
 
 namespace gemmad::model::gemma4 {
 namespace {
@@ -15,24 +15,23 @@ namespace {
 std::string ShapeString(const std::vector<int64_t>& s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
 
 // The prefix the decoder tensors use, from where embed_tokens lives.
-Result<std::string> DetectPrefix(const Config& config, const io::TensorStore& store, const std::string& label) {
+Result<std::string> DetectPrefix(const Config& config, const WeightSource& source) {
   for (std::string_view p : {kMultimodalPrefix, kTextOnlyPrefix}) {
-    if (store.Find(std::string(p) + "embed_tokens.weight") != nullptr) return std::string(p);
+    if (source.Info(std::string(p) + "embed_tokens.weight") != nullptr) return std::string(p);
   }
   std::string_view expected = config.multimodal ? kMultimodalPrefix : kTextOnlyPrefix;
-  return DataLossError(fmt::format("{}: missing tensor '{}embed_tokens.weight'", label, expected));
+  return DataLossError(fmt::format("{}: missing tensor '{}embed_tokens.weight'", source.label(), expected));
 }
 
-Status CheckOne(const WeightSpec& w, const std::string& full, const io::StoredTensor& t) {
-  const auto& info = *t.info;
+Status CheckOne(const WeightSpec& w, const std::string& full, const WeightInfo& info) {
   bool float_type = info.dtype && (*info.dtype == tensor::DType::kBF16 || *info.dtype == tensor::DType::kF16 ||
                                    *info.dtype == tensor::DType::kF32);
   if (!float_type) {
-    return DataLossError(fmt::format("{}: tensor '{}' has dtype {}, expected BF16, F16 or F32", t.file->path(), full,
+    return DataLossError(fmt::format("{}: tensor '{}' has dtype {}, expected BF16, F16 or F32", info.origin, full,
                                      info.dtype_name));
   }
   if (info.shape != w.shape) {
-    return DataLossError(fmt::format("{}: tensor '{}' has shape {}, config.json implies {}", t.file->path(), full,
+    return DataLossError(fmt::format("{}: tensor '{}' has shape {}, config.json implies {}", info.origin, full,
                                      ShapeString(info.shape), ShapeString(w.shape)));
   }
   return OkStatus();
@@ -40,49 +39,55 @@ Status CheckOne(const WeightSpec& w, const std::string& full, const io::StoredTe
 
 }  // namespace
 
-Status ValidateTensors(const Config& config, const io::TensorStore& store, const std::string& label,
+Status ValidateTensors(const Config& config, const WeightSource& source,
                        std::unordered_map<std::string, tensor::TensorView>* tensors, std::string* prefix,
                        CheckpointStats* stats) {
-  GEMMAD_ASSIGN_OR_RETURN(*prefix, DetectPrefix(config, store, label));
+  GEMMAD_ASSIGN_OR_RETURN(*prefix, DetectPrefix(config, source));
   std::unordered_set<std::string> expected;
   for (const WeightSpec& w : TextWeightSpec(config)) {
     std::string full = w.top_level ? w.name : *prefix + w.name;
     expected.insert(full);
-    const io::StoredTensor* t = store.Find(full);
+    const WeightInfo* t = source.Info(full);
     if (t == nullptr) {
       if (!w.used) continue;
-      return DataLossError(fmt::format("{}: missing tensor '{}'", label, full));
+      return DataLossError(fmt::format("{}: missing tensor '{}'", source.label(), full));
     }
     GEMMAD_RETURN_IF_ERROR(CheckOne(w, full, *t));
-    GEMMAD_ASSIGN_OR_RETURN(tensor::TensorView v, t->file->View(*t->info));
+    GEMMAD_ASSIGN_OR_RETURN(tensor::TensorView v, source.View(full));
     tensors->emplace(w.name, v);
     stats->num_text_tensors++;
-    stats->text_bytes += t->info->size_bytes();
-    if (!w.used) stats->unused_text_bytes += t->info->size_bytes();
+    stats->text_bytes += t->size_bytes;
+    if (!w.used) stats->unused_text_bytes += t->size_bytes;
   }
-  for (const std::string& name : store.names()) {
+  for (const std::string& name : source.tensor_names()) {
     if (expected.count(name) != 0) continue;
-    const io::StoredTensor* t = store.Find(name);
+    const WeightInfo* t = source.Info(name);
     if (IsNonTextTensor(name)) {
       stats->num_skipped_tensors++;
-      stats->skipped_bytes += t->info->size_bytes();
+      stats->skipped_bytes += t->size_bytes;
       continue;
     }
     return DataLossError(fmt::format("{}: unexpected tensor '{}' (not part of the text model config.json describes)",
-                                     t->file->path(), name));
+                                     t->origin, name));
   }
   return OkStatus();
 }
 
 Result<Checkpoint> Checkpoint::Open(const std::string& model_dir, const CheckpointOptions& options) {
   if (!IsDirectory(model_dir)) return NotFoundError(fmt::format("{}: model directory does not exist", model_dir));
-  Checkpoint ck;
+  GEMMAD_ASSIGN_OR_RETURN(std::unique_ptr<WeightSource> source, OpenSafetensorsDir(model_dir, options.show_progress));
+  GEMMAD_ASSIGN_OR_RETURN(Checkpoint ck, FromSource(std::move(source)));
   ck.dir_ = model_dir;
-  GEMMAD_ASSIGN_OR_RETURN(ck.config_, LoadConfig(model_dir));
-  GEMMAD_ASSIGN_OR_RETURN(ck.generation_config_, LoadGenerationConfig(model_dir));
-  GEMMAD_ASSIGN_OR_RETURN(ck.store_, io::TensorStore::OpenDirectory(model_dir, options.show_progress));
-  std::string label = ck.store_.index_path().empty() ? ck.store_.files().front()->path() : ck.store_.index_path();
-  GEMMAD_RETURN_IF_ERROR(ValidateTensors(ck.config_, ck.store_, label, &ck.tensors_, &ck.prefix_, &ck.stats_));
+  return ck;
+}
+
+Result<Checkpoint> Checkpoint::FromSource(std::shared_ptr<const WeightSource> source) {
+  Checkpoint ck;
+  ck.dir_ = source->label();
+  GEMMAD_ASSIGN_OR_RETURN(ck.config_, ParseConfig(source->config_json(), source->config_label()));
+  ck.generation_config_ = source->generation_config();
+  GEMMAD_RETURN_IF_ERROR(ValidateTensors(ck.config_, *source, &ck.tensors_, &ck.prefix_, &ck.stats_));
+  ck.source_ = std::move(source);
   return ck;
 }
 

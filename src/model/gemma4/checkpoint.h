@@ -1,6 +1,6 @@
-// Checkpoint: an opened Gemma 4 model directory — config.json, generation_config.json and every
-// text-decoder tensor memory-mapped from (sharded) safetensors, validated against the config
-// before anything runs. Invariant: after Open succeeds every used WeightSpec tensor is present
+// Checkpoint: an opened Gemma 4 checkpoint — its WeightSource (today a model directory of
+// config.json, generation_config.json and (sharded) safetensors) with every text-decoder tensor
+// validated against the config before anything runs. Invariant: after Open succeeds every used WeightSpec tensor is present
 // with the implied shape and a float dtype (BF16, F16 or F32; bf16 stays bf16, zero-copy), and
 // no tensor outside the spec exists except skipped vision/audio tensors.
 #pragma once
@@ -11,7 +11,9 @@
 #include <unordered_map>
 
 #include "base/result.h"
-#include "io/tensor_store.h"
+#include <memory>
+
+#include "model/weight_source.h"
 #include "model/gemma4/config.h"
 #include "model/gemma4/weight_spec.h"
 #include "model/generation_config.h"
@@ -33,17 +35,19 @@ class Checkpoint {
  public:
   // An empty checkpoint (no tensors); only Open() yields a usable one.
   Checkpoint() = default;
-  // Opens and validates `model_dir`. Errors are one line naming the file and the problem:
-  // missing/truncated shard, bad header, missing/unexpected tensor, wrong shape or dtype,
-  // unsupported model_type.
+  // Opens and validates `model_dir` (a SafetensorsDirSource). Errors are one line naming the
+  // file and the problem: missing/truncated shard, bad header, missing/unexpected tensor, wrong
+  // shape or dtype, unsupported model_type.
   static Result<Checkpoint> Open(const std::string& model_dir, const CheckpointOptions& options = {});
+  // Validates any weight source against the config it carries.
+  static Result<Checkpoint> FromSource(std::shared_ptr<const WeightSource> source);
 
   const Config& config() const { return config_; }
   const GenerationConfig& generation_config() const { return generation_config_; }
   const std::string& dir() const { return dir_; }
   // "model." or "model.language_model." (detected from the tensors).
   const std::string& prefix() const { return prefix_; }
-  const io::TensorStore& store() const { return store_; }
+  const WeightSource& source() const { return *source_; }
   const CheckpointStats& stats() const { return stats_; }
 
   // A tensor by spec name ("embed_tokens.weight", "layers.3.mlp.up_proj.weight", "lm_head.weight").
@@ -58,15 +62,15 @@ class Checkpoint {
   Config config_;
   GenerationConfig generation_config_;
   std::string dir_, prefix_;
-  io::TensorStore store_;
+  std::shared_ptr<const WeightSource> source_;  // shared: Checkpoint stays copyable
   CheckpointStats stats_;
   std::unordered_map<std::string, tensor::TensorView> tensors_;  // spec name -> view
 };
 
-// Validates `store` against the spec of `config` (what Open does after opening the files).
-// `label` names the checkpoint for "missing tensor" errors (the single file or the index).
-// On success fills `tensors` (spec name -> view), `prefix` and `stats`.
-Status ValidateTensors(const Config& config, const io::TensorStore& store, const std::string& label,
+// Validates `source`'s tensors against the spec of `config` (what FromSource does after reading
+// the config). "Missing tensor" errors name source.label(). On success fills `tensors` (spec
+// name -> view), `prefix` and `stats`.
+Status ValidateTensors(const Config& config, const WeightSource& source,
                        std::unordered_map<std::string, tensor::TensorView>* tensors, std::string* prefix,
                        CheckpointStats* stats);
 

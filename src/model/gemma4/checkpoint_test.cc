@@ -65,7 +65,7 @@ TEST_P(RoundTripTest, WrittenCheckpointLoadsAndValidates) {
   EXPECT_EQ(got.num_experts, want.num_experts);
   EXPECT_DOUBLE_EQ(got.final_logit_softcapping, want.final_logit_softcapping);
   EXPECT_EQ(ck->prefix(), c.multimodal ? "model.language_model." : "model.");
-  EXPECT_EQ(ck->store().files().size(), static_cast<size_t>(c.shards));
+  EXPECT_EQ(ck->source().files().size(), static_cast<size_t>(c.shards));
   // Every used spec tensor is bound, with the checkpoint dtype.
   for (const WeightSpec& w : TextWeightSpec(want)) {
     const tensor::TensorView* v = ck->Find(w.name);

@@ -31,6 +31,11 @@ Result<std::unique_ptr<Model>> Model::Load(const std::string& model_dir, const C
   return FromCheckpoint(std::move(ckpt), model_options);
 }
 
+Result<std::unique_ptr<Model>> Model::Load(std::shared_ptr<const WeightSource> source, const ModelOptions& model_options) {
+  GEMMAD_ASSIGN_OR_RETURN(Checkpoint ckpt, Checkpoint::FromSource(std::move(source)));
+  return FromCheckpoint(std::move(ckpt), model_options);
+}
+
 Result<std::unique_ptr<Model>> Model::FromCheckpoint(Checkpoint checkpoint, const ModelOptions& model_options) {
   std::unique_ptr<Model> m(new Model());
   m->checkpoint_ = std::move(checkpoint);

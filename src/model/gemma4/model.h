@@ -44,6 +44,9 @@ class Model {
   // the weights. Errors are one line naming the file and the problem.
   static Result<std::unique_ptr<Model>> Load(const std::string& model_dir, const CheckpointOptions& options = {},
                                              const ModelOptions& model_options = {});
+  // Loads from any weight source (model/weight_source.h): validates it, then binds the weights.
+  static Result<std::unique_ptr<Model>> Load(std::shared_ptr<const WeightSource> source,
+                                             const ModelOptions& model_options = {});
   // Binds an already opened checkpoint.
   static Result<std::unique_ptr<Model>> FromCheckpoint(Checkpoint checkpoint, const ModelOptions& model_options = {});
 
