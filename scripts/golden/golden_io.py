@@ -1,5 +1,5 @@
 """Writing gemmad golden files: a JSON index plus one raw little-endian data file (no numpy needed
-to read it back), safetensors header extraction, and tests/golden/MANIFEST.json maintenance.
+to read it back), safetensors header extraction; MANIFEST.json maintenance is check_manifest.update_manifest.
 
 Golden file format ("gemmad-golden-v1"), documented in docs/checkpoints-and-goldens.md:
   <name>.json  {"format": "gemmad-golden-v1", "data_file": "<name>.bin", "arrays": {key: {"dtype":
@@ -12,7 +12,8 @@ import struct
 
 import torch
 
-from check_manifest import sha256_file  # noqa: F401 (torch-free; re-exported for the generators)
+# torch-free; re-exported for the generators
+from check_manifest import sha256_file, update_manifest, write_json  # noqa: F401
 
 
 class GoldenWriter:
@@ -46,11 +47,6 @@ class GoldenWriter:
         write_json(os.path.join(directory, stem + ".json"), index)
 
 
-def write_json(path, obj):
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(json.dumps(obj, indent=1, sort_keys=True) + "\n")
-
-
 def safetensors_header(path):
     """The header JSON text of a safetensors file (padding stripped) and {name: {dtype, shape}}."""
     with open(path, "rb") as f:
@@ -59,22 +55,3 @@ def safetensors_header(path):
     parsed = json.loads(text)
     tensors = {k: {"dtype": v["dtype"], "shape": v["shape"]} for k, v in parsed.items() if k != "__metadata__"}
     return text, tensors
-
-
-def update_manifest(golden_root, area, info):
-    """Rewrites <golden_root>/MANIFEST.json: the entries under <area>/ are replaced by the current
-    files there (with sha256), other areas' entries are kept as they are."""
-    path = os.path.join(golden_root, "MANIFEST.json")
-    manifest = {"areas": {}, "files": {}}
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as f:
-            manifest = json.load(f)
-    files = {k: v for k, v in manifest.get("files", {}).items() if not k.startswith(area + "/")}
-    for root, _, names in os.walk(os.path.join(golden_root, area)):
-        for name in sorted(names):
-            full = os.path.join(root, name)
-            rel = os.path.relpath(full, golden_root).replace(os.sep, "/")
-            files[rel] = sha256_file(full)
-    manifest["files"] = dict(sorted(files.items()))
-    manifest.setdefault("areas", {})[area] = info
-    write_json(path, manifest)

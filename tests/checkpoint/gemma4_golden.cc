@@ -6,9 +6,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "base/files.h"
@@ -20,6 +22,20 @@
 namespace gemmad::golden {
 
 using nlohmann::json;
+
+int DistinctIds(const std::vector<int64_t>& ids) {
+  return static_cast<int>(std::set<int64_t>(ids.begin(), ids.end()).size());
+}
+
+int ShortestTailCycle(const std::vector<int64_t>& ids, int tail, int max_period) {
+  const size_t n = std::min(ids.size(), static_cast<size_t>(tail)), start = ids.size() - n;
+  for (int p = 1; p <= max_period; ++p) {
+    bool cycle = true;
+    for (size_t i = start; i + p < ids.size() && cycle; ++i) cycle = ids[i] == ids[i + p];
+    if (cycle) return p;
+  }
+  return 0;
+}
 
 std::string Gemma4GoldenRoot() { return std::string(GEMMAD_SOURCE_DIR) + "/tests/golden/gemma4"; }
 
@@ -45,7 +61,8 @@ Result<Gemma4Golden> Gemma4Golden::Load(std::string_view model, std::string_view
   for (const auto& p : doc["prompts"]) {
     g.prompts_.push_back({p["name"].get<std::string>(), p["token_ids"].get<std::vector<int64_t>>(),
                           p["greedy_ids"].get<std::vector<int64_t>>(), p["has_hidden_states"].get<bool>(),
-                          p["greedy_matches_generate"].get<bool>()});
+                          p["greedy_matches_generate"].get<bool>(),
+                          p.value("greedy_margins", std::vector<double>{})});
   }
   if (doc.contains("hf_bf16_checkpoint_sha256")) {
     g.bf16_sha256_ = doc["hf_bf16_checkpoint_sha256"].get<std::map<std::string, std::string>>();

@@ -25,7 +25,16 @@ struct GoldenPrompt {
   std::vector<int64_t> greedy_ids;  // 32 greedy tokens after the prompt
   bool has_hidden_states = false;
   bool greedy_matches_generate = true;  // false only for some bf16 near-ties
+  std::vector<double> greedy_margins;   // top-1 minus top-2 logit before each greedy token
 };
+
+// The generator (make_gemma4_goldens.py, check_greedy) refuses degenerate greedy continuations; the
+// tests check the committed ones the same way: at least kMinDistinctGreedyIds distinct ids of 32,
+// and no cycle of length <= 2 in the last 16.
+inline constexpr int kMinDistinctGreedyIds = 16;
+int DistinctIds(const std::vector<int64_t>& ids);
+// The shortest period p in 1..max_period with which the last `tail` ids repeat, else 0.
+int ShortestTailCycle(const std::vector<int64_t>& ids, int tail = 16, int max_period = 2);
 
 class Gemma4Golden {
  public:

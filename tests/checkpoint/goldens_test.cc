@@ -85,6 +85,11 @@ TEST(GoldenArraysTest, EveryGoldenIsConsistent) {
       for (const auto& p : g->prompts()) {
         int64_t t = static_cast<int64_t>(p.token_ids.size());
         EXPECT_EQ(p.greedy_ids.size(), 32u);
+        // Not degenerate: random goldens whose greedy run repeats one token would let a wrong
+        // attention or KV cache produce the expected ids (make_gemma4_goldens.py check_greedy).
+        EXPECT_GE(golden::DistinctIds(p.greedy_ids), golden::kMinDistinctGreedyIds) << p.name;
+        EXPECT_EQ(golden::ShortestTailCycle(p.greedy_ids), 0) << p.name;
+        EXPECT_EQ(p.greedy_margins.size(), p.greedy_ids.size()) << p.name;
         for (const char* kind : {"prefill_logits", "decode_logits"}) {
           auto a = g->Array(p.name + "." + kind);
           ASSERT_TRUE(a.ok()) << a.status().ToString();

@@ -19,9 +19,11 @@ import gemmad_e2e as e2e
 
 GOLDEN_DIR = os.path.join(e2e.SOURCE_DIR, "tests", "golden", "gemma4")
 TOKENIZER = os.path.join(e2e.SHARED_DIR, "data", "tokenizers", "gemma4")
-# Logits match to 1e-4 in the C++ golden tests; a log-softmax moves by at most twice that.
+# Logits match transformers to 1.3e-4 in the C++ golden tests (measured; kLogitTol there is 5e-4);
+# the logprob errors measured here are <= 5e-5 (T3 p24), kept under the earlier 3e-4.
 TOL = 3e-4
 TOP = 5
+MIN_DISTINCT_GREEDY = 16
 
 
 def load_golden(model):
@@ -65,6 +67,9 @@ def test_completions_equal_goldens(model):
         for prompt in meta["prompts"]:
             ids = prompt["token_ids"]
             want_greedy = prompt["greedy_ids"]
+            # Not degenerate (make_gemma4_goldens.py check_greedy): a continuation repeating one
+            # token could be reproduced by a server that ignores the context.
+            assert len(set(want_greedy)) >= MIN_DISTINCT_GREEDY, f"{model}/{prompt['name']}: degenerate golden"
             status, _, body = e2e.http("POST", s.base_url + "/v1/completions", {
                 "model": model, "prompt": ids, "max_tokens": len(want_greedy), "temperature": 0,
                 "ignore_eos": True, "logprobs": TOP, "prompt_logprobs": TOP,

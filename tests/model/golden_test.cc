@@ -1,11 +1,13 @@
 // The forward pass against the transformers 5.25.0 goldens (scripts/golden/make_gemma4_goldens.py)
 // for T1, T2, T3 through the library: every layer's hidden state and the prefill logits (fp32,
-// max abs error <= 1e-4 on logits; the first diverging layer is named), teacher-forced incremental
-// decoding, 32-token greedy continuations, the bf16 path (stated tolerance, tie-aware top-5
-// agreement), and the same logits from an HF-cache layout copy, a sharded copy and the
-// multimodal-prefix re-save.
+// max abs error <= 5e-4 on logits; the first diverging layer is named), teacher-forced incremental
+// decoding, 32-token (non-degenerate) greedy continuations, the bf16 path (a tolerance stated
+// relative to transformers' own bf16 error against fp32), and the same logits from an HF-cache
+// layout copy, a sharded copy and the multimodal-prefix re-save.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <unistd.h>
 
@@ -22,14 +24,27 @@ using golden::Gemma4Golden;
 using testing::SequenceRunner;
 namespace fs = std::filesystem;
 
-constexpr double kLogitTol = 1e-4;            // fp32: max abs error on logits
-constexpr double kHiddenAbsTol = 1e-4;        // fp32 hidden states: abs + rel * |value|
-constexpr double kHiddenRelTol = 1e-5;
-// bf16 weights (fp32 activations) vs the reference's bf16 run, which rounds every activation to
-// bf16. Measured (transformers 5.25.0 goldens): mean abs error 0.045-0.095 per prompt, single
-// logits up to 4.1 off, top-5 sets equal up to near-ties of 0.25 (T2: 0.04). Stated tolerance:
-// mean abs <= 0.15, top-5 agreement up to near-ties within 0.5 (T2, soft-capped at 5: 0.1).
-constexpr double kBf16MeanTol = 0.15;
+// fp32: max abs error on logits. The goldens' logits reach |21| (T1/T3) and their continuations
+// depend on every layer, so fp32 rounding no longer vanishes under a dominant embedding: gemmad vs
+// transformers measured up to 1.3e-4 (T3), transformers' own decode vs prefill up to 1.2e-4; 5e-4
+// is 2.4e-5 of the largest logit. The goldens' greedy margins are all > 2 * kLogitTol (asserted
+// below and by the generator), so this tolerance cannot hide another greedy token.
+constexpr double kLogitTol = 5e-4;
+// fp32 hidden states, per token row: max abs error <= abs + rel * max |value| of the row (rounding
+// scales with the row's magnitude, not with a single lane that happens to be near 0). Measured
+// row-relative errors: <= 4.4e-6 (T1, T3), 2.2e-5 (T2's final norm; transformers' own fp32 vs
+// fp64 error reaches 1e-5 there).
+constexpr double kHiddenAbsTol = 1e-4;
+constexpr double kHiddenRelTol = 5e-5;
+// bf16: these random models are sensitive (bf16 rounding of the weights alone moves the logits by
+// a few percent of their spread), and transformers' own bf16 run (bf16 activations too) is itself
+// 0.17-0.75 mean abs away from the fp32 golden. So the stated tolerance is relative to it: gemmad's
+// bf16 logits are at most kBf16ErrorRatio times as far from the fp32 golden (mean abs) as
+// transformers' bf16 logits are, and pick the fp32 argmax at no fewer than kBf16Top1Ratio times
+// as many positions. Measured (transformers 5.25.0 goldens): error ratio 0.41-1.30, top-1 ratio
+// 0.88-1.21. A broken bf16 path (logit spread ~6) lands several logits away and fails both.
+constexpr double kBf16ErrorRatio = 1.5;
+constexpr double kBf16Top1Ratio = 0.8;
 
 struct Loaded {
   Gemma4Golden golden;
@@ -67,16 +82,29 @@ TEST_P(GoldenF32, EveryLayerAndThePrefillLogits) {
       auto want = l.golden.Array(p.name + ".hidden_states");
       ASSERT_TRUE(want.ok());
       ASSERT_EQ(static_cast<int64_t>(hidden.size()), L + 1);
+      std::string measured;
       for (int64_t k = 0; k <= L; ++k) {
         const float* w = want->values.data() + k * T * H;
-        for (int64_t i = 0; i < T * H; ++i) {
-          if (std::fabs(hidden[k][i] - w[i]) > kHiddenAbsTol + kHiddenRelTol * std::fabs(w[i])) {
+        double worst = 0;  // max over tokens of (max abs error) / (max |value|) in the token's row
+        for (int64_t t = 0; t < T; ++t) {
+          double row_max = 0, row_err = 0;
+          for (int64_t j = t * H; j < (t + 1) * H; ++j) {
+            row_max = std::max(row_max, static_cast<double>(std::fabs(w[j])));
+            row_err = std::max(row_err, static_cast<double>(std::fabs(hidden[k][j] - w[j])));
+          }
+          worst = std::max(worst, row_err / std::max(row_max, 1e-30));
+          if (row_err > kHiddenAbsTol + kHiddenRelTol * row_max) {
             const std::string what = k == 0 ? "the scaled embedding" : k == L ? "the final norm" : "layer " + std::to_string(k - 1);
-            FAIL() << "first diverging hidden state: entry " << k << " (" << what << "), token " << i / H
-                   << ", lane " << i % H << ": " << hidden[k][i] << " vs " << w[i];
+            FAIL() << "first diverging hidden state: entry " << k << " (" << what << "), token " << t
+                   << ": max abs error " << row_err << ", max |value| " << row_max;
           }
         }
+        char buf[16];
+        std::snprintf(buf, sizeof buf, " %.1e", worst);
+        measured += buf;
       }
+      std::printf("[golden-hidden] %s %s: error / row max per entry:%s\n", GetParam().c_str(), p.name.c_str(),
+                  measured.c_str());
     }
     auto want = l.golden.Array(p.name + ".prefill_logits");
     ASSERT_TRUE(want.ok());
@@ -102,6 +130,12 @@ TEST_P(GoldenF32, IncrementalDecodingAndGreedyContinuation) {
     ASSERT_TRUE(want.ok());
     const auto s = testing::Compare(got.data(), want->values.data(), want->rows(), V);
     EXPECT_LE(s.max_abs, kLogitTol) << "worst row " << s.worst_row;
+    // The expected continuation is not degenerate (a run of one token would pass with a broken
+    // attention or KV cache), and its fp32 margins are wide enough for the argmax to be exact.
+    ASSERT_GE(golden::DistinctIds(p.greedy_ids), golden::kMinDistinctGreedyIds);
+    ASSERT_EQ(golden::ShortestTailCycle(p.greedy_ids), 0);
+    ASSERT_EQ(p.greedy_margins.size(), 32u);
+    EXPECT_GT(*std::min_element(p.greedy_margins.begin(), p.greedy_margins.end()), 2 * kLogitTol);
     SequenceRunner g(*l.model, 4, 64);
     EXPECT_EQ(g.Greedy(0, ids, 32), Ids(p.greedy_ids));
   }
@@ -111,26 +145,42 @@ INSTANTIATE_TEST_SUITE_P(Models, GoldenF32, ::testing::Values("t1", "t2", "t3"))
 
 class GoldenBf16 : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(GoldenBf16, WithinStatedToleranceAndTop5Agrees) {
+// Positions whose argmax equals the fp32 golden's.
+int64_t Top1Agreements(const float* got, const float* want, int64_t T, int64_t V) {
+  int64_t n = 0;
+  for (int64_t t = 0; t < T; ++t) {
+    n += std::max_element(got + t * V, got + (t + 1) * V) - (got + t * V) ==
+         std::max_element(want + t * V, want + (t + 1) * V) - (want + t * V);
+  }
+  return n;
+}
+
+TEST_P(GoldenBf16, WithinStatedToleranceOfTheFp32Golden) {
   Loaded l = Load(GetParam(), "bf16");
   ASSERT_EQ(l.model->compute_dtype(), tensor::DType::kBF16);
+  auto f32 = Gemma4Golden::Load(GetParam(), "f32");
+  ASSERT_TRUE(f32.ok());
   const int64_t V = l.golden.vocab_size();
-  const double near_tie = GetParam() == "t2" ? 0.1 : 0.5;
   for (const auto& p : l.golden.prompts()) {
     SCOPED_TRACE(p.name);
     const int64_t T = static_cast<int64_t>(p.token_ids.size());
     const std::vector<float> logits = PrefillLogits(*l.model, Ids(p.token_ids));
-    auto want = l.golden.Array(p.name + ".prefill_logits");
-    ASSERT_TRUE(want.ok());
-    const auto s = testing::Compare(logits.data(), want->values.data(), T, V);
-    EXPECT_LE(s.mean_abs, kBf16MeanTol);
-    double worst = 0;
-    for (int64_t t = 0; t < T; ++t) {
-      worst = std::max(worst, testing::TopKDisagreement(logits.data() + t * V, want->values.data() + t * V, V, 5));
-    }
-    EXPECT_LE(worst, near_tie);
-    RecordProperty(GetParam() + "_" + p.name, "max_abs=" + std::to_string(s.max_abs) + " mean_abs=" +
-                                                  std::to_string(s.mean_abs) + " top5_near_tie=" + std::to_string(worst));
+    auto hf_bf16 = l.golden.Array(p.name + ".prefill_logits");
+    auto ref = f32->Array(p.name + ".prefill_logits");
+    ASSERT_TRUE(hf_bf16.ok() && ref.ok());
+    const auto ours = testing::Compare(logits.data(), ref->values.data(), T, V);
+    const auto theirs = testing::Compare(hf_bf16->values.data(), ref->values.data(), T, V);
+    const auto between = testing::Compare(logits.data(), hf_bf16->values.data(), T, V);
+    const int64_t top1_ours = Top1Agreements(logits.data(), ref->values.data(), T, V);
+    const int64_t top1_theirs = Top1Agreements(hf_bf16->values.data(), ref->values.data(), T, V);
+    std::printf("[golden-bf16] %s %s: mean abs vs fp32 golden %.4f (transformers bf16 %.4f), vs transformers bf16 "
+                "%.4f; top-1 = fp32 at %lld/%lld positions (transformers bf16 %lld)\n",
+                GetParam().c_str(), p.name.c_str(), ours.mean_abs, theirs.mean_abs, between.mean_abs,
+                static_cast<long long>(top1_ours), static_cast<long long>(T), static_cast<long long>(top1_theirs));
+    EXPECT_LE(ours.mean_abs, kBf16ErrorRatio * theirs.mean_abs);
+    EXPECT_GE(static_cast<double>(top1_ours), kBf16Top1Ratio * static_cast<double>(top1_theirs));
+    RecordProperty(GetParam() + "_" + p.name, "mean_abs=" + std::to_string(ours.mean_abs) +
+                                                  " transformers_bf16_mean_abs=" + std::to_string(theirs.mean_abs));
   }
 }
 

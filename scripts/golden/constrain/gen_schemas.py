@@ -15,6 +15,12 @@ import collections
 import json
 import os
 import random
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GOLDEN_ROOT = os.path.normpath(os.path.join(HERE, "..", "..", "..", "tests", "golden"))
+SEED = 20260601
 
 KEYWORDS = ["type", "type-list", "properties", "required", "additionalProperties:false",
             "additionalProperties:true", "additionalProperties:schema", "enum", "const", "items",
@@ -211,13 +217,36 @@ class Gen:
         return self.scalar(0)
 
 
+def update_constrain_manifest():
+    """Records the constrain area in tests/golden/MANIFEST.json (called by this script and by
+    make_oracle_goldens.py): its two generators, the schema seed, and the oracle's seed and
+    versions as make_oracle_goldens.py wrote them into constrain/MANIFEST."""
+    sys.path.insert(0, os.path.join(HERE, ".."))
+    from check_manifest import update_manifest
+    info = {"generator": ["scripts/golden/constrain/gen_schemas.py", "scripts/golden/constrain/make_oracle_goldens.py"],
+            "schemas_seed": SEED, "versions": {}}
+    oracle = os.path.join(GOLDEN_ROOT, "constrain", "MANIFEST")
+    if os.path.exists(oracle):
+        with open(oracle, encoding="utf-8") as f:
+            text = f.read()
+        for key, pattern in [("xgrammar", r"xgrammar==([0-9.]+)"), ("python", r"^python: ([0-9.]+)"),
+                             ("jsonschema", r"jsonschema==([0-9.]+)")]:
+            m = re.search(pattern, text, re.M)
+            if m:
+                info["versions"][key] = m.group(1)
+        m = re.search(r"^seed: ([0-9]+)", text, re.M)
+        if m:
+            info["oracle_seed"] = int(m.group(1))
+    update_manifest(GOLDEN_ROOT, "constrain", info)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--count", type=int, default=320)
     here = os.path.dirname(os.path.abspath(__file__))
     ap.add_argument("--out", default=os.path.join(here, "..", "..", "..", "tests", "golden", "constrain", "schemas.jsonl"))
     args = ap.parse_args()
-    rng = random.Random(20260601)
+    rng = random.Random(SEED)
     g = Gen(rng)
     lines = []
     for i in range(args.count):
@@ -237,6 +266,8 @@ def main():
             missing.append(k)
     if missing:
         raise SystemExit(f"coverage gap: {missing}")
+    if os.path.normpath(os.path.abspath(args.out)) == os.path.join(GOLDEN_ROOT, "constrain", "schemas.jsonl"):
+        update_constrain_manifest()
 
 
 if __name__ == "__main__":

@@ -292,12 +292,16 @@ def main():
                 f" any_whitespace=not compact; nullable rewritten as anyOf null)\n")
         f.write(f"seed: {SEED}\nschemas: schemas.jsonl from gen_schemas.py (seed 20260601)\n")
         f.write(f"cases: {len(cases)} ({rejects} rejects, {100.0 * rejects / max(1, len(cases)):.1f}%)\n")
-        f.write(f"python: {sys.version.split()[0]}, jsonschema (second opinion): kept only cases where xgrammar"
-                f" and jsonschema agree; dropped {dropped_disagree} where they differ (xgrammar reads unanchored"
+        import jsonschema
+        f.write(f"python: {sys.version.split()[0]}, jsonschema=={jsonschema.__version__} (second opinion): kept"
+                f" only cases where xgrammar and jsonschema agree; dropped {dropped_disagree} where they differ (xgrammar reads unanchored"
                 f" patterns as anchored, counts escapes in lengths, ...) and {dropped_order} accepted texts whose"
                 f" property order or additional keys fall outside the forms both engines generate\n")
         for sk in skipped:
             f.write(f"skipped schema (xgrammar refused it): {sk}\n")
+    sys.path.insert(0, HERE)
+    from gen_schemas import update_constrain_manifest
+    update_constrain_manifest()  # tests/golden/MANIFEST.json: hashes of the whole constrain area
     print(f"{len(cases)} cases, {rejects} rejects ({100.0 * rejects / max(1, len(cases)):.1f}%)")
 
 

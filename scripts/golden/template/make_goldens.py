@@ -119,6 +119,11 @@ def main():
     with open(OUT, "w", encoding="utf-8") as f:
         json.dump(doc, f, ensure_ascii=False, indent=1)
         f.write("\n")
+    sys.path.insert(0, os.path.join(HERE, ".."))
+    from check_manifest import update_manifest
+    update_manifest(os.path.join(ROOT, "tests", "golden"), "template", {
+        "generator": "scripts/golden/template/make_goldens.py", "fixed_time_unix": FIXED_TIME_UNIX,
+        "versions": {"jinja2": jinja2.__version__, "python": sys.version.split()[0]}})
     print(f"wrote {len(goldens)} cases ({doc['manifest']['num_errors']} errors) to {OUT}")
 
 

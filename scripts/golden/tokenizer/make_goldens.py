@@ -17,6 +17,7 @@ and the check of ../shared/data/templates/gemma4/renders.json against HF.
 """
 import json
 import os
+import platform
 import sys
 
 os.environ["TOKENIZERS_PARALLELISM"] = "false"
@@ -29,6 +30,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
 import trained  # noqa: E402
 import unicode_sweep  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from check_manifest import update_manifest  # noqa: E402
 
 PINNED = "0.23.3"
 SEED = 20260520
@@ -123,6 +127,9 @@ def main():
     with open(os.path.join(out, "MANIFEST.json"), "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
         f.write("\n")
+    update_manifest(os.path.join(root, "tests", "golden"), "tokenizer", {
+        "generator": "scripts/golden/tokenizer/make_goldens.py", "seed": SEED,
+        "versions": {"tokenizers": tokenizers.__version__, "python": platform.python_version()}})
     print(json.dumps(manifest["renders_check"]))
 
 
