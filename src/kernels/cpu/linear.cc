@@ -7,12 +7,12 @@
 #include <array>
 #include <vector>
 
-#include "kernels/cpu/view_checks.h"
-#include "kernels/ops.h"
+#include "kernels/view_checks.h"
+#include "kernels/cpu/cpu_ops.h"
 #include "kernels/registry.h"
 #include "tensor/quant_blocks.h"
 
-namespace gemmad::kernels {
+namespace gemmad::kernels::cpu {
 namespace {
 
 constexpr size_t kMaxMany = 4;
@@ -86,4 +86,4 @@ void Linear(const ExecContext& ctx, const TensorView& x, const TensorView& w, co
   LinearMany(ctx, x, std::span<const TensorView>(&w, 1), std::span<const TensorView>(&y, 1));
 }
 
-}  // namespace gemmad::kernels
+}  // namespace gemmad::kernels::cpu

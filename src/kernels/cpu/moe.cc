@@ -5,11 +5,11 @@
 #include <numeric>
 #include <vector>
 
-#include "kernels/cpu/view_checks.h"
-#include "kernels/ops.h"
+#include "kernels/view_checks.h"
+#include "kernels/cpu/cpu_ops.h"
 #include "kernels/registry.h"
 
-namespace gemmad::kernels {
+namespace gemmad::kernels::cpu {
 namespace {
 
 // A [rows, cols] view into `buf` (grown as needed).
@@ -136,4 +136,4 @@ void MoeExperts(const ExecContext& ctx, const TensorView& x, const TensorView& g
   }
 }
 
-}  // namespace gemmad::kernels
+}  // namespace gemmad::kernels::cpu

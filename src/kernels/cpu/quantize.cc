@@ -6,13 +6,13 @@
 #include <vector>
 
 #include "kernels/cpu/q4_layout.h"
-#include "kernels/cpu/view_checks.h"
-#include "kernels/ops.h"
+#include "kernels/view_checks.h"
+#include "kernels/cpu/cpu_ops.h"
 #include "kernels/registry.h"
 #include "tensor/half.h"
 #include "tensor/quant_blocks.h"
 
-namespace gemmad::kernels {
+namespace gemmad::kernels::cpu {
 namespace {
 
 using tensor::kQuantBlock;
@@ -83,4 +83,4 @@ void DequantizeRow(const TensorView& matrix, int64_t r, float* out) {
   }
 }
 
-}  // namespace gemmad::kernels
+}  // namespace gemmad::kernels::cpu
