@@ -57,7 +57,8 @@ void EmbedTokens(const LayerContext& lc) {
   const int64_t P = c.hidden_size_per_layer_input, L = c.num_hidden_layers;
   if (P == 0) return;
   // Token part: the packed table row, scaled by sqrt(P); ids outside the PLE vocabulary read row 0
-  // (the pad row), as vLLM does.
+  // (the pad row), as vLLM does. (Host loops over the batch's token ids, which are host input, and
+  // over the mapped table's pages: no tensor data is touched here.)
   std::vector<int32_t> ple_ids = lc.batch.token_ids;
   for (int32_t& id : ple_ids) {
     if (id >= c.vocab_size_per_layer_input) id = 0;
