@@ -6,25 +6,9 @@ namespace gemmad::kernels {
 
 const Backend& CpuBackend() {
   static constexpr OpTable kOps = {
-      .linear = &cpu::Linear,
-      .linear_many = &cpu::LinearMany,
-      .quantize_weights = &cpu::QuantizeWeights,
-      .rms_norm = &cpu::RmsNorm,
-      .rope_neox = &cpu::RopeNeox,
-      .gelu_tanh_mul = &cpu::GeluTanhMul,
-      .soft_cap = &cpu::SoftCap,
-      .softmax = &cpu::Softmax,
-      .add = &cpu::Add,
-      .scale = &cpu::Scale,
-      .exp_shifted = &cpu::ExpShifted,
-      .copy = &cpu::Copy,
-      .gather_rows = &cpu::GatherRows,
-      .slice_columns = &cpu::SliceColumns,
-      .embedding_gather = &cpu::EmbeddingGather,
-      .kv_cache_write = &cpu::KvCacheWrite,
-      .paged_attention = &cpu::PagedAttention,
-      .moe_route = &cpu::MoeRoute,
-      .moe_experts = &cpu::MoeExperts,
+#define GEMMAD_OP_ENTRY(Name, field) .field = &cpu::Name,
+      GEMMAD_KERNEL_OPS(GEMMAD_OP_ENTRY)
+#undef GEMMAD_OP_ENTRY
   };
   static const Backend kCpu{"cpu", tensor::kHost, &kOps, &HostAllocator()};
   return kCpu;

@@ -1,49 +1,19 @@
 // The CPU backend's ops (kernels/backend.h): the ops.h contracts, implemented in kernels/cpu/*.cc
 // over the per-ISA tables of kernels/registry.h and the context's thread pool. Reached only
-// through the CPU backend's op table (cpu/backend.cc); internal to kernels/.
+// through the CPU backend's op table (cpu/backend.cc); internal to kernels/. Every op of
+// GEMMAD_KERNEL_OPS is declared with its ops.h type, so the signatures cannot drift; calls between
+// them name cpu:: (the ops.h entry point of the same name is visible too).
 #pragma once
 
 #include <cstdint>
-#include <span>
 
-#include "kernels/attention_sequence.h"
-#include "kernels/context.h"
-#include "tensor/tensor_view.h"
+#include "kernels/op_table.h"
 
 namespace gemmad::kernels::cpu {
 
 using tensor::TensorView;
 
-void Linear(const ExecContext& ctx, const TensorView& x, const TensorView& w, const TensorView& y);
-void LinearMany(const ExecContext& ctx, const TensorView& x, std::span<const TensorView> ws,
-                std::span<const TensorView> ys);
-void QuantizeWeights(const ExecContext& ctx, const TensorView& src, const TensorView& dst);
-void RmsNorm(const ExecContext& ctx, const TensorView& x, const TensorView& weight,
-             const TensorView& out, float eps);
-void RopeNeox(const ExecContext& ctx, const TensorView& x, const TensorView& positions,
-              const TensorView& inv_freq);
-void GeluTanhMul(const ExecContext& ctx, const TensorView& gate, const TensorView& up,
-                 const TensorView& out);
-void SoftCap(const ExecContext& ctx, const TensorView& x, float cap);
-void Softmax(const ExecContext& ctx, const TensorView& x);
-void Add(const ExecContext& ctx, const TensorView& a, const TensorView& b, const TensorView& out);
-void Scale(const ExecContext& ctx, const TensorView& x, float s);
-void ExpShifted(const ExecContext& ctx, const TensorView& x, float shift, float scale, const TensorView& out);
-void Copy(const ExecContext& ctx, const TensorView& src, const TensorView& dst);
-void GatherRows(const ExecContext& ctx, const TensorView& x, const TensorView& rows, const TensorView& out);
-void SliceColumns(const ExecContext& ctx, const TensorView& x, int64_t begin, const TensorView& out);
-void EmbeddingGather(const ExecContext& ctx, const TensorView& table, const TensorView& ids,
-                     float scale, const TensorView& out);
-void KvCacheWrite(const ExecContext& ctx, const TensorView& k, const TensorView& v,
-                  const TensorView& slots, const TensorView& k_cache, const TensorView& v_cache);
-void PagedAttention(const ExecContext& ctx, const TensorView& q, const TensorView& k_cache,
-                    const TensorView& v_cache, std::span<const AttentionSequence> sequences,
-                    int64_t window, float scale, const TensorView& out);
-void MoeRoute(const ExecContext& ctx, const TensorView& logits, const TensorView& per_expert_scale,
-              const TensorView& weights, const TensorView& ids);
-void MoeExperts(const ExecContext& ctx, const TensorView& x, const TensorView& gate_up,
-                const TensorView& down, const TensorView& weights, const TensorView& ids,
-                const TensorView& out);
+GEMMAD_KERNEL_OPS(GEMMAD_DECLARE_OP)
 
 // out[0, m) = row r of a Q8_R or Q4_0 matrix ([rows, m], or a stack taken as rows of m).
 void DequantizeRow(const TensorView& matrix, int64_t r, float* out);

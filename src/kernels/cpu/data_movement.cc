@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "kernels/cpu/cpu_ops.h"
-#include "kernels/view_checks.h"
+#include "kernels/op_contracts.h"
 
 namespace gemmad::kernels::cpu {
 

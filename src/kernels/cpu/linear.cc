@@ -83,7 +83,7 @@ void LinearMany(const ExecContext& ctx, const TensorView& x, std::span<const Ten
 }
 
 void Linear(const ExecContext& ctx, const TensorView& x, const TensorView& w, const TensorView& y) {
-  LinearMany(ctx, x, std::span<const TensorView>(&w, 1), std::span<const TensorView>(&y, 1));
+  cpu::LinearMany(ctx, x, std::span<const TensorView>(&w, 1), std::span<const TensorView>(&y, 1));
 }
 
 }  // namespace gemmad::kernels::cpu

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "kernels/cpu/q4_layout.h"
-#include "kernels/view_checks.h"
+#include "kernels/op_contracts.h"
 #include "kernels/cpu/cpu_ops.h"
 #include "kernels/registry.h"
 #include "tensor/half.h"
@@ -30,12 +30,8 @@ void LoadRow(const TensorView& src, int64_t r, int64_t in, float* out) {
 }  // namespace
 
 void QuantizeWeights(const ExecContext& ctx, const TensorView& src, const TensorView& dst) {
-  internal::CheckWeightDType(src, "QuantizeWeights src");
-  internal::CheckMatrixDType(dst, "QuantizeWeights dst");
-  GEMMAD_CHECK(tensor::IsBlockQuantized(dst.dtype) && src.shape == dst.shape && src.shape.rank >= 2,
-               "QuantizeWeights: src {} {} -> dst {} {}", tensor::DTypeName(src.dtype), src.shape.ToString(),
-               tensor::DTypeName(dst.dtype), dst.shape.ToString());
-  const int64_t in = src.shape[src.shape.rank - 1], rows = src.NumElements() / in;
+  const internal::QuantizeShape shape = internal::CheckQuantizeWeights(src, dst);
+  const int64_t rows = shape.rows, in = shape.in;
   const size_t stride = tensor::RowBytes(dst.dtype, in);
   auto* out = dst.As<uint8_t>();
   const bool q8 = dst.dtype == tensor::DType::kQ8R;

@@ -7,25 +7,9 @@ namespace gemmad::kernels {
 const Backend& ReferenceBackend() {
   namespace r = reference::op;
   static constexpr OpTable kOps = {
-      .linear = &r::Linear,
-      .linear_many = &r::LinearMany,
-      .quantize_weights = &r::QuantizeWeights,
-      .rms_norm = &r::RmsNorm,
-      .rope_neox = &r::RopeNeox,
-      .gelu_tanh_mul = &r::GeluTanhMul,
-      .soft_cap = &r::SoftCap,
-      .softmax = &r::Softmax,
-      .add = &r::Add,
-      .scale = &r::Scale,
-      .exp_shifted = &r::ExpShifted,
-      .copy = &r::Copy,
-      .gather_rows = &r::GatherRows,
-      .slice_columns = &r::SliceColumns,
-      .embedding_gather = &r::EmbeddingGather,
-      .kv_cache_write = &r::KvCacheWrite,
-      .paged_attention = &r::PagedAttention,
-      .moe_route = &r::MoeRoute,
-      .moe_experts = &r::MoeExperts,
+#define GEMMAD_OP_ENTRY(Name, field) .field = &r::Name,
+      GEMMAD_KERNEL_OPS(GEMMAD_OP_ENTRY)
+#undef GEMMAD_OP_ENTRY
   };
   static const Backend kReference{"reference", tensor::kHost, &kOps, &HostAllocator()};
   return kReference;

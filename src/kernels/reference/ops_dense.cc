@@ -9,7 +9,7 @@
 #include "kernels/reference/quant.h"
 #include "kernels/reference/rms_norm.h"
 #include "kernels/reference/rope.h"
-#include "kernels/view_checks.h"
+#include "kernels/op_contracts.h"
 #include "tensor/half.h"
 
 namespace gemmad::kernels::reference::op {
@@ -63,16 +63,12 @@ void LinearMany(const ExecContext& ctx, const TensorView& x, std::span<const Ten
                 std::span<const TensorView> ys) {
   GEMMAD_CHECK(ws.size() == ys.size() && !ws.empty() && ws.size() <= 4, "LinearMany: {} weights, {} outputs",
                ws.size(), ys.size());
-  for (size_t m = 0; m < ws.size(); ++m) Linear(ctx, x, ws[m], ys[m]);
+  for (size_t m = 0; m < ws.size(); ++m) op::Linear(ctx, x, ws[m], ys[m]);
 }
 
 void QuantizeWeights(const ExecContext&, const TensorView& src, const TensorView& dst) {
-  internal::CheckWeightDType(src, "QuantizeWeights src");
-  internal::CheckMatrixDType(dst, "QuantizeWeights dst");
-  GEMMAD_CHECK(tensor::IsBlockQuantized(dst.dtype) && src.shape == dst.shape && src.shape.rank >= 2,
-               "QuantizeWeights: src {} {} -> dst {} {}", tensor::DTypeName(src.dtype), src.shape.ToString(),
-               tensor::DTypeName(dst.dtype), dst.shape.ToString());
-  const int64_t in = src.shape[src.shape.rank - 1], rows = src.NumElements() / in;
+  const internal::QuantizeShape shape = internal::CheckQuantizeWeights(src, dst);
+  const int64_t rows = shape.rows, in = shape.in;
   const std::vector<float> values = Widen(src);
   const std::vector<uint8_t> bytes = reference::QuantizeRows(values.data(), rows, in, dst.dtype);
   GEMMAD_CHECK(bytes.size() == dst.SizeBytes(), "QuantizeWeights: {} bytes for {}", bytes.size(), dst.SizeBytes());

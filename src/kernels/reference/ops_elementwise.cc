@@ -5,7 +5,7 @@
 #include "kernels/reference/activation.h"
 #include "kernels/reference/backend_ops.h"
 #include "kernels/registry.h"
-#include "kernels/view_checks.h"
+#include "kernels/op_contracts.h"
 
 namespace gemmad::kernels::reference::op {
 namespace {

@@ -6,7 +6,7 @@
 #include "kernels/reference/activation.h"
 #include "kernels/reference/backend_ops.h"
 #include "kernels/reference/moe.h"
-#include "kernels/view_checks.h"
+#include "kernels/op_contracts.h"
 
 namespace gemmad::kernels::reference::op {
 namespace {
@@ -31,17 +31,8 @@ TensorView Expert(const TensorView& w, int64_t e) {
 
 void MoeRoute(const ExecContext&, const TensorView& logits, const TensorView& per_expert_scale,
               const TensorView& weights, const TensorView& ids) {
-  internal::CheckDType(logits, DType::kF32, "MoeRoute logits");
-  internal::CheckWeightDType(per_expert_scale, "MoeRoute per_expert_scale");
-  internal::CheckDType(weights, DType::kF32, "MoeRoute weights");
-  internal::CheckDType(ids, DType::kI32, "MoeRoute ids");
-  internal::CheckRank(logits, 2, "MoeRoute logits");
-  internal::CheckRank(weights, 2, "MoeRoute weights");
-  const int64_t n = logits.shape[0], num_experts = logits.shape[1], top_k = weights.shape[1];
-  GEMMAD_CHECK(weights.shape[0] == n && ids.NumElements() == n * top_k && top_k >= 1 && top_k <= num_experts &&
-                   per_expert_scale.NumElements() == num_experts,
-               "MoeRoute: logits {} weights {} ids {}", logits.shape.ToString(), weights.shape.ToString(),
-               ids.shape.ToString());
+  const internal::RouteShape shape = internal::CheckMoeRoute(logits, per_expert_scale, weights, ids);
+  const int64_t n = shape.n, num_experts = shape.num_experts, top_k = shape.top_k;
   const std::vector<float> scale = Widen(per_expert_scale);
   reference::MoeRoute(logits.As<const float>(), n, num_experts, top_k, scale.data(), weights.As<float>(),
                       ids.As<int32_t>());
@@ -49,22 +40,9 @@ void MoeRoute(const ExecContext&, const TensorView& logits, const TensorView& pe
 
 void MoeExperts(const ExecContext& ctx, const TensorView& x, const TensorView& gate_up, const TensorView& down,
                 const TensorView& weights, const TensorView& ids, const TensorView& out) {
-  internal::CheckDType(x, DType::kF32, "MoeExperts x");
-  internal::CheckDType(out, DType::kF32, "MoeExperts out");
-  internal::CheckDType(weights, DType::kF32, "MoeExperts weights");
-  internal::CheckDType(ids, DType::kI32, "MoeExperts ids");
-  internal::CheckMatrixDType(gate_up, "MoeExperts gate_up");
-  internal::CheckMatrixDType(down, "MoeExperts down");
-  internal::CheckRank(x, 2, "MoeExperts x");
-  internal::CheckRank(gate_up, 3, "MoeExperts gate_up");
-  internal::CheckRank(down, 3, "MoeExperts down");
-  const int64_t n = x.shape[0], hidden = x.shape[1], num_experts = gate_up.shape[0], inter = gate_up.shape[1] / 2;
-  const int64_t top_k = n > 0 ? weights.NumElements() / n : 0;
-  GEMMAD_CHECK(gate_up.shape[2] == hidden && gate_up.shape[1] == 2 * inter && down.shape[0] == num_experts &&
-                   down.shape[1] == hidden && down.shape[2] == inter && out.shape == x.shape &&
-                   ids.NumElements() == n * top_k && x.data != out.data,
-               "MoeExperts: x {} gate_up {} down {} weights {} out {}", x.shape.ToString(), gate_up.shape.ToString(),
-               down.shape.ToString(), weights.shape.ToString(), out.shape.ToString());
+  const internal::ExpertsShape shape = internal::CheckMoeExperts(x, gate_up, down, weights, ids, out);
+  const int64_t n = shape.n, hidden = shape.hidden, num_experts = shape.num_experts, inter = shape.inter;
+  const int64_t top_k = shape.top_k;
   std::vector<float> gu_buf, act_buf, y_buf;
   std::vector<double> acc(static_cast<size_t>(hidden));
   for (int64_t t = 0; t < n; ++t) {
@@ -74,9 +52,9 @@ void MoeExperts(const ExecContext& ctx, const TensorView& x, const TensorView& g
       const int32_t e = ids.As<const int32_t>()[t * top_k + k];
       GEMMAD_CHECK(e >= 0 && e < num_experts, "MoeExperts: expert id {}", e);
       const TensorView gu = F32(gu_buf, 1, 2 * inter), act = F32(act_buf, 1, inter), y = F32(y_buf, 1, hidden);
-      Linear(ctx, xt, Expert(gate_up, e), gu);
+      op::Linear(ctx, xt, Expert(gate_up, e), gu);
       reference::GeluTanhMul(gu.As<const float>(), gu.As<const float>() + inter, act.As<float>(), inter);
-      Linear(ctx, act, Expert(down, e), y);
+      op::Linear(ctx, act, Expert(down, e), y);
       const double w = weights.As<const float>()[t * top_k + k];
       for (int64_t o = 0; o < hidden; ++o) acc[static_cast<size_t>(o)] += w * y.As<const float>()[o];
     }
