@@ -3,16 +3,19 @@
 // max abs error <= 1e-4 on logits; the first diverging layer is named), teacher-forced incremental
 // decoding, 32-token greedy continuations, the bf16 path (stated tolerance, tie-aware top-5
 // agreement), and the same logits from an HF-cache layout copy, a sharded copy and the
-// multimodal-prefix re-save.
+// multimodal-prefix re-save. The f32 and bf16 goldens run through both kernels backends
+// (kernels/backend.h): the CPU backend and the scalar reference backend, end to end.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <tuple>
 #include <unistd.h>
 
 #include "checkpoint_copies.h"
 #include "gemma4_golden.h"
 #include "golden_compare.h"
 #include "io/hf_hub.h"
+#include "kernels/backend.h"
 #include "sequence_runner.h"
 
 namespace gemmad::model::gemma4 {
@@ -48,21 +51,42 @@ Loaded Load(const std::string& name, const std::string& dtype) {
 
 std::vector<int32_t> Ids(const std::vector<int64_t>& v) { return {v.begin(), v.end()}; }
 
-std::vector<float> PrefillLogits(Model& m, const std::vector<int32_t>& ids, HiddenStates* hidden = nullptr) {
-  SequenceRunner r(m, 16, 8);
+std::vector<float> PrefillLogits(Model& m, const std::vector<int32_t>& ids, HiddenStates* hidden = nullptr,
+                                 const kernels::ExecContext& exec = {}) {
+  SequenceRunner r(m, 16, 8, exec);
   return r.Step(0, ids, true, hidden);
 }
 
-class GoldenF32 : public ::testing::TestWithParam<std::string> {};
+// (golden model, kernels backend name).
+using ModelAndBackend = std::tuple<std::string, std::string>;
+
+class OnBackend : public ::testing::TestWithParam<ModelAndBackend> {
+ protected:
+  const std::string& model_name() const { return std::get<0>(GetParam()); }
+  kernels::ExecContext exec() const {
+    const kernels::Backend* b = kernels::FindBackend(std::get<1>(GetParam()));
+    EXPECT_NE(b, nullptr) << std::get<1>(GetParam());
+    return {nullptr, b};
+  }
+};
+
+std::string CaseName(const ::testing::TestParamInfo<ModelAndBackend>& info) {
+  return std::get<0>(info.param) + "_" + std::get<1>(info.param);
+}
+
+const auto kModelsAndBackends =
+    ::testing::Combine(::testing::Values("t1", "t2", "t3"), ::testing::Values("cpu", "reference"));
+
+class GoldenF32 : public OnBackend {};
 
 TEST_P(GoldenF32, EveryLayerAndThePrefillLogits) {
-  Loaded l = Load(GetParam(), "f32");
+  Loaded l = Load(model_name(), "f32");
   const int64_t V = l.golden.vocab_size(), H = l.golden.hidden_size(), L = l.golden.num_hidden_layers();
   for (const auto& p : l.golden.prompts()) {
     SCOPED_TRACE(p.name);
     const int64_t T = static_cast<int64_t>(p.token_ids.size());
     HiddenStates hidden;
-    const std::vector<float> logits = PrefillLogits(*l.model, Ids(p.token_ids), &hidden);
+    const std::vector<float> logits = PrefillLogits(*l.model, Ids(p.token_ids), &hidden, exec());
     if (p.has_hidden_states) {
       auto want = l.golden.Array(p.name + ".hidden_states");
       ASSERT_TRUE(want.ok());
@@ -82,17 +106,17 @@ TEST_P(GoldenF32, EveryLayerAndThePrefillLogits) {
     ASSERT_TRUE(want.ok());
     const auto s = testing::Compare(logits.data(), want->values.data(), T, V);
     EXPECT_LE(s.max_abs, kLogitTol) << "worst row " << s.worst_row;
-    RecordProperty(GetParam() + "_" + p.name, "max_abs=" + std::to_string(s.max_abs));
+    RecordProperty(model_name() + "_" + p.name, "max_abs=" + std::to_string(s.max_abs));
   }
 }
 
 TEST_P(GoldenF32, IncrementalDecodingAndGreedyContinuation) {
-  Loaded l = Load(GetParam(), "f32");
+  Loaded l = Load(model_name(), "f32");
   const int64_t V = l.golden.vocab_size();
   for (const auto& p : l.golden.prompts()) {
     SCOPED_TRACE(p.name);
     const std::vector<int32_t> ids = Ids(p.token_ids);
-    SequenceRunner r(*l.model, 4, 64);
+    SequenceRunner r(*l.model, 4, 64, exec());
     std::vector<float> got = r.Step(0, {ids.begin(), ids.begin() + 5}, true);
     for (size_t t = 5; t < ids.size(); ++t) {
       const std::vector<float> row = r.Step(0, {ids[t]}, false);
@@ -102,24 +126,24 @@ TEST_P(GoldenF32, IncrementalDecodingAndGreedyContinuation) {
     ASSERT_TRUE(want.ok());
     const auto s = testing::Compare(got.data(), want->values.data(), want->rows(), V);
     EXPECT_LE(s.max_abs, kLogitTol) << "worst row " << s.worst_row;
-    SequenceRunner g(*l.model, 4, 64);
+    SequenceRunner g(*l.model, 4, 64, exec());
     EXPECT_EQ(g.Greedy(0, ids, 32), Ids(p.greedy_ids));
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, GoldenF32, ::testing::Values("t1", "t2", "t3"));
+INSTANTIATE_TEST_SUITE_P(Models, GoldenF32, kModelsAndBackends, CaseName);
 
-class GoldenBf16 : public ::testing::TestWithParam<std::string> {};
+class GoldenBf16 : public OnBackend {};
 
 TEST_P(GoldenBf16, WithinStatedToleranceAndTop5Agrees) {
-  Loaded l = Load(GetParam(), "bf16");
+  Loaded l = Load(model_name(), "bf16");
   ASSERT_EQ(l.model->compute_dtype(), tensor::DType::kBF16);
   const int64_t V = l.golden.vocab_size();
-  const double near_tie = GetParam() == "t2" ? 0.1 : 0.5;
+  const double near_tie = model_name() == "t2" ? 0.1 : 0.5;
   for (const auto& p : l.golden.prompts()) {
     SCOPED_TRACE(p.name);
     const int64_t T = static_cast<int64_t>(p.token_ids.size());
-    const std::vector<float> logits = PrefillLogits(*l.model, Ids(p.token_ids));
+    const std::vector<float> logits = PrefillLogits(*l.model, Ids(p.token_ids), nullptr, exec());
     auto want = l.golden.Array(p.name + ".prefill_logits");
     ASSERT_TRUE(want.ok());
     const auto s = testing::Compare(logits.data(), want->values.data(), T, V);
@@ -129,12 +153,12 @@ TEST_P(GoldenBf16, WithinStatedToleranceAndTop5Agrees) {
       worst = std::max(worst, testing::TopKDisagreement(logits.data() + t * V, want->values.data() + t * V, V, 5));
     }
     EXPECT_LE(worst, near_tie);
-    RecordProperty(GetParam() + "_" + p.name, "max_abs=" + std::to_string(s.max_abs) + " mean_abs=" +
+    RecordProperty(model_name() + "_" + p.name, "max_abs=" + std::to_string(s.max_abs) + " mean_abs=" +
                                                   std::to_string(s.mean_abs) + " top5_near_tie=" + std::to_string(worst));
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, GoldenBf16, ::testing::Values("t1", "t2", "t3"));
+INSTANTIATE_TEST_SUITE_P(Models, GoldenBf16, kModelsAndBackends, CaseName);
 
 // The HF hub cache layout and a sharded copy load to bit-identical logits.
 class GoldenLayouts : public ::testing::TestWithParam<std::string> {};
