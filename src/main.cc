@@ -33,7 +33,12 @@ void PrintUsage(std::FILE* out) {
 
 int main(int argc, char** argv) {
 #ifdef GEMMAD_TEST_SEAMS
-  gemmad::cli::InstallTestSeams({.wrap_runner = gemmad::runner::MaybeScripted});
+  auto backend = gemmad::cli::TestBackendFromEnvironment();
+  if (!backend.ok()) {
+    std::fprintf(stderr, "gemmad-testing: %s\n", backend.status().message().c_str());
+    return 2;
+  }
+  gemmad::cli::InstallTestSeams({.wrap_runner = gemmad::runner::MaybeScripted, .backend = *backend});
 #endif
   if (argc < 2) {
     PrintUsage(stderr);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli/subcommand.h"
+#include "cli/test_seams.h"
 #include "io/hf_hub.h"
 #include "kernels/thread_pool.h"
 #include "model/gemma4/model.h"
@@ -191,7 +192,8 @@ int Generate(const GenerateArgs& g, Session& s) {
   const model::KvCacheSpec spec = m.MakeKvCacheSpec(16);
   std::vector<int64_t> num_blocks;
   auto tables = RingTables(spec, total, static_cast<int64_t>(s.prompt.size()), &num_blocks);
-  auto cache = model::KvCache::Create(spec, num_blocks);
+  const kernels::Backend& backend = kernels::BackendOf({nullptr, InstalledTestSeams().backend});
+  auto cache = model::KvCache::Create(spec, num_blocks, *backend.allocator);
   if (!cache.ok()) {
     std::fprintf(stderr, "gemmad generate: %s\n", cache.status().ToString().c_str());
     return 1;
@@ -210,7 +212,7 @@ int Generate(const GenerateArgs& g, Session& s) {
   std::optional<tokenizer::IncrementalDetokenizer> detok;
   if (s.tok) detok.emplace(*s.tok, /*skip_special_tokens=*/true);
   kernels::ThreadPool pool(g.threads > 0 ? g.threads : std::max(1u, std::thread::hardware_concurrency()));
-  const kernels::ExecContext exec{&pool};
+  const kernels::ExecContext exec{&pool, &backend};
   std::vector<float> logits(static_cast<size_t>(V));
   const tensor::TensorView lv{logits.data(), tensor::DType::kF32, tensor::Shape{1, V}};
   std::vector<int32_t> step = s.prompt;
@@ -222,7 +224,7 @@ int Generate(const GenerateArgs& g, Session& s) {
       return 1;
     }
     computed += static_cast<int64_t>(step.size());
-    auto out = sampler.Sample(logits);
+    auto out = sampler.Sample(logits, kernels::WithoutPool(exec));
     if (!out.ok()) {
       std::fprintf(stderr, "gemmad generate: %s\n", out.status().ToString().c_str());
       return 1;

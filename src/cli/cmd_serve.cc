@@ -107,6 +107,7 @@ Result<ModelEngine> StartEngine(const ServeOptions& o, const ServeModel& m) {
   e.iteration_timeout_s = o.engine_iteration_timeout_s;
   e.allow_long_max_model_len = o.allow_long_max_model_len;
   e.wrap_runner = InstalledTestSeams().wrap_runner;
+  e.backend = InstalledTestSeams().backend;
   auto engine = CreateModelEngine(e);
   if (!engine.ok() && engine.status().code() == StatusCode::kResourceExhausted) {
     return InvalidArgumentError(engine.status().message());  // a startup error: exit code 2

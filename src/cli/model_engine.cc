@@ -74,7 +74,7 @@ Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
   }
 
   auto pool = std::make_unique<kernels::ThreadPool>(std::max(1, o.num_threads));
-  kernels::ExecContext exec{pool.get()};
+  kernels::ExecContext exec{pool.get(), o.backend};
   engine::EngineConfig ec;
   ec.scheduler = {o.max_num_seqs, o.max_num_batched_tokens, max_model_len};
   ec.kv = kv;

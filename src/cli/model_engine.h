@@ -17,6 +17,10 @@
 #include "runner/runner.h"
 #include "tensor/dtype.h"
 
+namespace gemmad::kernels {
+struct Backend;
+}  // namespace gemmad::kernels
+
 namespace gemmad::cli {
 
 struct ModelEngineOptions {
@@ -38,6 +42,8 @@ struct ModelEngineOptions {
   double iteration_timeout_s = 60.0;
   bool allow_long_max_model_len = false;        // VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
   model::gemma4::WeightQuantization quantization = model::gemma4::WeightQuantization::kNone;  // --quantization
+  // Test seam (cli/test_seams.h): the kernels backend (kernels/backend.h); nullptr = CPU.
+  const kernels::Backend* backend = nullptr;
   // Test seam (cli/test_seams.h): wraps the model runner; unset in the release binary.
   std::function<std::unique_ptr<runner::Runner>(std::unique_ptr<runner::Runner>)> wrap_runner;
 };

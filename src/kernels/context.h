@@ -1,5 +1,7 @@
-// ExecContext: how an op runs — today the CPU thread pool to spread work over (nullptr = the
-// calling thread only). Later backends add their stream here; ops never create threads.
+// ExecContext: how an op runs — on which backend (kernels/backend.h: its op table, device and
+// allocator), with which execution resource (the CPU backend's thread pool; a GPU backend's
+// stream would sit beside it) and from which allocator step scratch comes. A default-constructed
+// context is the CPU backend on the calling thread only. Ops never create threads.
 #pragma once
 
 #include <cstddef>
@@ -8,11 +10,25 @@
 
 namespace gemmad::kernels {
 
+class Allocator;
+struct Backend;
 class ThreadPool;
 
 struct ExecContext {
-  ThreadPool* pool = nullptr;
+  ThreadPool* pool = nullptr;        // CPU workers to spread an op over (nullptr = the calling thread)
+  const Backend* backend = nullptr;  // nullptr = the CPU backend (CpuBackend())
+  Allocator* scratch = nullptr;      // step scratch (nullptr = the backend's allocator)
 };
+
+// The context's backend: *ctx.backend, or the CPU backend when unset.
+const Backend& BackendOf(const ExecContext& ctx);
+// Where step scratch comes from: ctx.scratch, or the backend's allocator when unset.
+Allocator& ScratchAllocatorOf(const ExecContext& ctx);
+// A copy of `ctx` without its pool (ops called from inside a ParallelFor task, e.g. sampling).
+inline ExecContext WithoutPool(ExecContext ctx) {
+  ctx.pool = nullptr;
+  return ctx;
+}
 
 // Splits [0, n) into contiguous chunks of at least `min_chunk` items and calls fn(begin, end) for
 // each, across the context's pool (the caller included). Chunk sizes differ by at most one item;

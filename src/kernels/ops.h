@@ -1,12 +1,16 @@
-// Kernel entry points: free functions over TensorViews with an explicit ExecContext. Shapes in
-// the comments are the contract; a mismatch is a programming error (GEMMAD_CHECK). Activations
-// are fp32; weights may be fp32 or bf16 (read as stored, widened in registers); KV caches may be
-// fp32 or bf16. Every op has a scalar reference in kernels/reference/ and a parity test.
+// Kernel entry points: free functions over TensorViews with an explicit ExecContext; the one way
+// code outside kernels/ runs an op. Each forwards, after checking that every view lives on the
+// backend's device, to the op table of the context's backend (kernels/backend.h: the CPU backend
+// when none is set, or the scalar reference backend). Shapes in the comments are the contract; a
+// mismatch is a programming error (GEMMAD_CHECK). Activations are fp32; weights may be fp32 or
+// bf16 (read as stored, widened in registers) or block-quantized; KV caches may be fp32 or bf16.
+// Every op has a scalar reference in kernels/reference/ and a parity test.
 #pragma once
 
 #include <cstdint>
 #include <span>
 
+#include "kernels/attention_sequence.h"
 #include "kernels/context.h"
 #include "tensor/tensor_view.h"
 
@@ -30,8 +34,6 @@ void LinearMany(const ExecContext& ctx, const TensorView& x, std::span<const Ten
 // views are taken as rows of their last dim); dst: same shape, dtype Q8_R or Q4_0, in % 32 == 0,
 // data of dst.SizeBytes() bytes. Deterministic: the result does not depend on the pool.
 void QuantizeWeights(const ExecContext& ctx, const TensorView& src, const TensorView& dst);
-// out[0, m) = row r of a Q8_R or Q4_0 matrix ([rows, m], or a stack taken as rows of m).
-void DequantizeRow(const TensorView& matrix, int64_t r, float* out);
 
 // RMSNorm over the last dim: out = x · pow(mean(x²) + eps, -0.5) · weight (text-model.md §4.1;
 // the weight is used as stored, never 1 + w). x, out: [rows, n] f32 (may alias); weight: [n]
@@ -57,6 +59,23 @@ void Softmax(const ExecContext& ctx, const TensorView& x);
 void Add(const ExecContext& ctx, const TensorView& a, const TensorView& b, const TensorView& out);
 // x *= s, in place; f32.
 void Scale(const ExecContext& ctx, const TensorView& x, float s);
+// out = exp((x - shift) · scale) element-wise for arguments <= 0 (softmax weights, sampling): 0
+// where the argument is below kExpShiftedFloor (kernels/registry.h; -inf included), within 3 ulp
+// of std::exp elsewhere. x, out: f32 with equal element counts (out may alias x).
+void ExpShifted(const ExecContext& ctx, const TensorView& x, float shift, float scale, const TensorView& out);
+
+// ---- data movement ---------------------------------------------------------------------------
+// dst = src byte for byte: equal dtypes and element counts (shapes may differ: a reshape), not
+// block-quantized. Either side may be host memory while the other is on the backend's device
+// (reading results back, e.g. recorded hidden states).
+void Copy(const ExecContext& ctx, const TensorView& src, const TensorView& dst);
+// out[i, :] = x[rows[i], :]. x: [n, w]; rows: [r] i64, each in [0, n); out: [r, w], x's dtype (not
+// block-quantized). out may alias x only for an in-place compaction: rows ascending with
+// rows[i] >= i (rows are moved in ascending order).
+void GatherRows(const ExecContext& ctx, const TensorView& x, const TensorView& rows, const TensorView& out);
+// out[t, :] = x[t, begin : begin + w]. x: [n, width]; out: [n, w] x's dtype (not block-quantized,
+// must not alias x); 0 <= begin, begin + w <= width.
+void SliceColumns(const ExecContext& ctx, const TensorView& x, int64_t begin, const TensorView& out);
 
 // ---- embeddings ------------------------------------------------------------------------------
 // out[t, :] = table[ids[t], :] · scale. table: [num_rows, m] f32|bf16|Q8_R|Q4_0 (may be a memory-mapped
@@ -74,15 +93,7 @@ void EmbeddingGather(const ExecContext& ctx, const TensorView& table, const Tens
 void KvCacheWrite(const ExecContext& ctx, const TensorView& k, const TensorView& v,
                   const TensorView& slots, const TensorView& k_cache, const TensorView& v_cache);
 
-// The tokens of one sequence inside a flattened batch and where its keys live.
-struct AttentionSequence {
-  int64_t token_begin = 0;      // first row of q/out belonging to the sequence
-  int64_t num_tokens = 0;       // its rows are [token_begin, token_begin + num_tokens)
-  int64_t first_kv_index = 0;   // key index of its first query row (tokens already cached)
-  const int32_t* block_table = nullptr;  // logical block -> physical block (-1 = freed)
-  int64_t block_table_size = 0;
-};
-
+// The sequences (kernels/attention_sequence.h) say where each one's rows and keys are.
 // Causal attention of every query row over its sequence's cached keys [lo, qi], where qi is the
 // row's key index and lo = 0 (window == 0) or max(0, qi - window + 1). Keys below lo are never
 // read, so their blocks may be freed (-1). GQA: query head h reads KV head h / (nH / nkv).

@@ -1,7 +1,8 @@
 // CPU kernel registry: one table of function pointers per instruction set, chosen once at run
 // time (the best one the CPU supports, or GEMMAD_CPU_ISA=generic|avx2|avx512|neon to force one). This is the
-// single dispatch point optimised kernels plug into; every table is parity-tested against
-// kernels/reference on every CPU that can run it.
+// CPU backend's inner dispatch (kernels/backend.h is the outer one, between backends): the ops of
+// kernels/cpu/ call these micro-kernels; code outside kernels/ reaches them only through ops.h.
+// Every table is parity-tested against kernels/reference on every CPU that can run it.
 #pragma once
 
 #include <cstdint>

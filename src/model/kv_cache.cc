@@ -1,15 +1,13 @@
-// KvCache allocation (calloc: lazily zeroed pages) and per-layer views.
+// KvCache allocation (through the backend's allocator) and per-layer views.
 #include "model/kv_cache.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 
 namespace gemmad::model {
 
-void KvCache::FreeDeleter::operator()(void* p) const { std::free(p); }
-
-Result<std::unique_ptr<KvCache>> KvCache::Create(const KvCacheSpec& spec, std::vector<int64_t> num_blocks) {
+Result<std::unique_ptr<KvCache>> KvCache::Create(const KvCacheSpec& spec, std::vector<int64_t> num_blocks,
+                                                 kernels::Allocator& allocator) {
   if (num_blocks.size() != spec.groups.size()) {
     return InvalidArgumentError("KvCache: " + std::to_string(num_blocks.size()) + " block counts for " +
                                 std::to_string(spec.groups.size()) + " KV groups");
@@ -26,12 +24,12 @@ Result<std::unique_ptr<KvCache>> KvCache::Create(const KvCacheSpec& spec, std::v
     const int64_t bytes = cache->num_blocks_[g] * grp.block_size * grp.bytes_per_token_per_layer() / 2;
     for (int64_t layer : grp.layers) {
       for (auto* arr : {&cache->k_, &cache->v_}) {
-        void* p = std::calloc(static_cast<size_t>(std::max<int64_t>(bytes, 1)), 1);
-        if (p == nullptr) {
+        kernels::DeviceBuffer buffer(allocator, static_cast<size_t>(std::max<int64_t>(bytes, 1)));
+        if (buffer.data() == nullptr) {
           return ResourceExhaustedError("KvCache: cannot reserve " + std::to_string(bytes) + " bytes for layer " +
                                         std::to_string(layer));
         }
-        (*arr)[layer].reset(static_cast<uint8_t*>(p));
+        (*arr)[layer] = std::move(buffer);
         cache->allocated_bytes_ += bytes;
       }
     }
@@ -43,7 +41,9 @@ tensor::TensorView KvCache::View(int64_t layer, int which) const {
   const int64_t src = spec_.layer_kv_source[layer];
   const auto& grp = spec_.groups[spec_.layer_group[layer]];
   tensor::TensorView v;
-  v.data = (which == 0 ? k_ : v_)[src].get();
+  const kernels::DeviceBuffer& buffer = (which == 0 ? k_ : v_)[src];
+  v.data = buffer.data();
+  v.device = buffer.device();
   GEMMAD_CHECK(v.data != nullptr, "KvCache: layer {} (source {}) has no storage", layer, src);
   v.dtype = grp.dtype;
   v.shape = tensor::Shape{num_blocks_[spec_.layer_group[layer]], grp.block_size, grp.num_kv_heads, grp.head_dim};

@@ -1,7 +1,8 @@
 // KvCache: the storage behind a KvCacheSpec. Every KV-owning layer has a K and a V array
 // [num_blocks(group), block_size, num_kv_heads, head_dim] in the group's dtype; block ids are
-// handed out by the engine (kv/ knows only ids). Memory is reserved lazily zeroed (calloc), so
-// untouched blocks cost no resident memory.
+// handed out by the engine (kv/ knows only ids). Memory comes from the backend's allocator
+// (kernels/allocator.h; the host allocator reserves it lazily zeroed, so untouched blocks cost no
+// resident memory) and the views carry its device.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "kernels/allocator.h"
 #include "model/kv_cache_spec.h"
 #include "tensor/tensor_view.h"
 
@@ -18,7 +20,8 @@ class KvCache {
  public:
   // num_blocks: one count per group of `spec`. Fails (ResourceExhausted) when the memory cannot
   // be reserved, (InvalidArgument) on a count that does not match the spec.
-  static Result<std::unique_ptr<KvCache>> Create(const KvCacheSpec& spec, std::vector<int64_t> num_blocks);
+  static Result<std::unique_ptr<KvCache>> Create(const KvCacheSpec& spec, std::vector<int64_t> num_blocks,
+                                                 kernels::Allocator& allocator = kernels::HostAllocator());
 
   const KvCacheSpec& spec() const { return spec_; }
   int64_t num_blocks(int group) const { return num_blocks_[group]; }
@@ -30,15 +33,12 @@ class KvCache {
   int64_t allocated_bytes() const { return allocated_bytes_; }
 
  private:
-  struct FreeDeleter {
-    void operator()(void* p) const;
-  };
   KvCache() = default;
   tensor::TensorView View(int64_t layer, int which) const;
 
   KvCacheSpec spec_;
   std::vector<int64_t> num_blocks_;
-  std::vector<std::unique_ptr<uint8_t, FreeDeleter>> k_, v_;  // per model layer (null if shared)
+  std::vector<kernels::DeviceBuffer> k_, v_;  // per model layer (empty if shared)
   int64_t allocated_bytes_ = 0;
 };
 

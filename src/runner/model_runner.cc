@@ -5,6 +5,8 @@
 
 #include <utility>
 
+#include "kernels/backend.h"
+
 namespace gemmad::runner {
 
 std::vector<kv::KvGroupSpec> KvGroupsForSpec(const model::KvCacheSpec& spec) {
@@ -53,7 +55,7 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::Create(std::unique_ptr<model::
     if (e.num_blocks < 2) return InvalidArgumentError(fmt::format("ModelRunner: KV group {} has no blocks", g));
     cache_blocks.push_back(e.num_blocks - 1);  // pool id 0 is the null block
   }
-  GEMMAD_ASSIGN_OR_RETURN(auto cache, model::KvCache::Create(spec, cache_blocks));
+  GEMMAD_ASSIGN_OR_RETURN(auto cache, model::KvCache::Create(spec, cache_blocks, *kernels::BackendOf(exec).allocator));
   return std::unique_ptr<ModelRunner>(new ModelRunner(std::move(model), std::move(cache), exec, std::move(encoder)));
 }
 
@@ -112,7 +114,7 @@ Result<StepResult> ModelRunner::Execute(const sched::SchedulerOutput& out) {
   auto consume = [&](size_t i) {
     std::span<float> mine(logits_.data() + first_row[i] * static_cast<size_t>(vocab),
                           rows_per_seq[i].size() * static_cast<size_t>(vocab));
-    result.seqs[i] = registry_.Consume(out.seqs[i], mine);
+    result.seqs[i] = registry_.Consume(out.seqs[i], mine, kernels::WithoutPool(exec_));
   };
   kernels::ParallelFor(exec_, static_cast<int64_t>(parallel.size()), 1, [&](int64_t b, int64_t e) {
     for (int64_t k = b; k < e; ++k) consume(parallel[static_cast<size_t>(k)]);

@@ -46,7 +46,8 @@ std::vector<int32_t> SamplingRegistry::LogitRows(const sched::ScheduledSeq& s) c
   return rows;
 }
 
-SeqStepResult SamplingRegistry::Consume(const sched::ScheduledSeq& s, std::span<float> rows) {
+SeqStepResult SamplingRegistry::Consume(const sched::ScheduledSeq& s, std::span<float> rows,
+                                        const kernels::ExecContext& exec) {
   auto it = seqs_.find(s.seq_id);
   GEMMAD_CHECK(it != seqs_.end(), "sequence {} not registered with the runner", s.seq_id);
   Entry& e = it->second;
@@ -67,7 +68,7 @@ SeqStepResult SamplingRegistry::Consume(const sched::ScheduledSeq& s, std::span<
   }
   if (s.sample) {
     if (hook_) hook_(s, rows.subspan(i * v, v));
-    auto sampled = e.sampler->Sample(rows.subspan(i * v, v));
+    auto sampled = e.sampler->Sample(rows.subspan(i * v, v), exec);
     if (!sampled.ok()) {
       r.error = sampled.status();
     } else {

@@ -32,7 +32,8 @@ class SamplingRegistry {
   std::vector<int32_t> LogitRows(const sched::ScheduledSeq& s) const;
   // `rows` holds LogitRows(s).size() logits rows of vocab_size floats, in that order; they are
   // used as scratch. Calls for different sequences may run concurrently (never during Apply).
-  SeqStepResult Consume(const sched::ScheduledSeq& s, std::span<float> rows);
+  // Sampling's kernel ops run on `exec` (pass it without a pool from a parallel task).
+  SeqStepResult Consume(const sched::ScheduledSeq& s, std::span<float> rows, const kernels::ExecContext& exec = {});
   // See runner.h (set before the first step).
   void set_logits_hook(LogitsHook hook) { hook_ = std::move(hook); }
 

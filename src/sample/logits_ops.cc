@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kernels/registry.h"
+#include "kernels/ops.h"
 
 namespace gemmad::sample {
 namespace {
@@ -155,7 +155,7 @@ int32_t ArgMax(std::span<const float> logits) {
 }
 
 int32_t SampleFiltered(std::span<const float> logits, float temperature, int32_t top_k, float top_p,
-                       float min_p, double uniform, FilterScratch* scratch) {
+                       float min_p, double uniform, FilterScratch* scratch, const kernels::ExecContext& exec) {
   auto& cand = scratch->cand;  // first (logit, id), then (probability / max probability, id)
   cand.clear();
   const float mx = MaxLogit(logits);
@@ -164,14 +164,15 @@ int32_t SampleFiltered(std::span<const float> logits, float temperature, int32_t
   // min_p: prob >= min_p * max prob  <=>  logit >= max + T * ln(min_p).
   const double floor = min_p > 0.0f ? mx + t * std::log(static_cast<double>(min_p)) : -1e300;
   if (top_k <= 0 && top_p >= 1.0f) {  // temperature (and min_p) only: no candidate list needed
-    // The weights through the CPU kernel table's vector exp, then the filter; the mass is summed
+    // The weights through the backend's ExpShifted op, then the filter; the mass is summed
     // per block (four interleaved sums each, so the adds do not wait on one another), and the
     // draw skips whole blocks before it scans one.
     const size_t n = logits.size(), num_blocks = (n + kSampleBlock - 1) / kSampleBlock;
     auto& r = scratch->values;
     r.resize(n);
-    kernels::CpuKernels().exp_shifted(logits.data(), static_cast<int64_t>(n), mx, static_cast<float>(1.0 / t),
-                                      r.data());
+    const tensor::Shape shape{static_cast<int64_t>(n)};
+    kernels::ExpShifted(exec, tensor::TensorView{const_cast<float*>(logits.data()), tensor::DType::kF32, shape}, mx,
+                        static_cast<float>(1.0 / t), tensor::TensorView{r.data(), tensor::DType::kF32, shape});
     auto& blocks = scratch->block_sums;
     blocks.assign(num_blocks, 0.0);
     double total = 0.0;

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/context.h"
 #include "sample/logprobs.h"
 
 namespace gemmad::sample {
@@ -49,13 +50,15 @@ int32_t ArgMax(std::span<const float> logits);
 // max prob), top_k (logit >= the k-th largest; ties kept) and top_p (the smallest
 // most-likely-first prefix whose mass reaches p, computed after top_k), then draws with
 // inverse CDF from `uniform` in [0, 1). Returns -1 when no token is finite.
-// `scratch` is reused between calls to avoid allocation.
+// `scratch` is reused between calls to avoid allocation. The weights of the temperature-only draw
+// come from the kernels::ExpShifted op on `exec`'s backend (call it without a pool from inside a
+// parallel task).
 struct FilterScratch {
   std::vector<std::pair<double, int32_t>> cand;  // (logit, then probability / max probability; id)
   std::vector<float> values;
   std::vector<double> block_sums;  // the temperature-only draw's mass per block of logits
 };
 int32_t SampleFiltered(std::span<const float> logits, float temperature, int32_t top_k, float top_p,
-                       float min_p, double uniform, FilterScratch* scratch);
+                       float min_p, double uniform, FilterScratch* scratch, const kernels::ExecContext& exec = {});
 
 }  // namespace gemmad::sample

@@ -39,7 +39,7 @@ void SequenceSampler::ApplyProcessors(std::span<float> logits) const {
                  params_.frequency_penalty, params_.presence_penalty);
 }
 
-Result<SampleOutput> SequenceSampler::Sample(std::span<float> logits) {
+Result<SampleOutput> SequenceSampler::Sample(std::span<float> logits, const kernels::ExecContext& exec) {
   GEMMAD_CHECK(static_cast<int32_t>(logits.size()) == vocab_size_, "logits row of {} for vocab {}",
                logits.size(), vocab_size_);
   if (constraint_ && constraint_->FillNextTokenBitmask(bitmask_)) ApplyBitmask(logits, bitmask_);
@@ -53,7 +53,7 @@ Result<SampleOutput> SequenceSampler::Sample(std::span<float> logits) {
     token = ArgMax(logits);
   } else {
     token = SampleFiltered(logits, params_.temperature, params_.top_k, params_.top_p, params_.min_p,
-                           rng_.Uniform(), &scratch_);
+                           rng_.Uniform(), &scratch_, exec);
   }
   if (token < 0) return InternalError("sampling failed: every token of the vocabulary is masked");
   if (constraint_) {

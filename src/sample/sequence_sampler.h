@@ -35,8 +35,9 @@ class SequenceSampler {
 
   // Samples the next token from `logits` ([vocab_size] raw model logits; used as scratch and
   // left modified) and records it (output history, grammar). Errors: the grammar rejected the
-  // token, or no token was possible (every logit masked).
-  Result<SampleOutput> Sample(std::span<float> logits);
+  // token, or no token was possible (every logit masked). Kernel ops run on `exec` (without a pool
+  // when called from a parallel task).
+  Result<SampleOutput> Sample(std::span<float> logits, const kernels::ExecContext& exec = {});
 
   const SamplingParams& params() const { return params_; }
   int64_t num_output_tokens() const { return static_cast<int64_t>(output_.size()); }

@@ -18,6 +18,7 @@ TensorView TensorView::Row(int64_t r) const {
   GEMMAD_CHECK(dtype != DType::kQ4_0, "Row({}) of a Q4_0 matrix (rows are stored in pairs)", r);
   TensorView v;
   v.dtype = dtype;
+  v.device = device;
   v.shape = Shape{shape[1]};
   v.data = static_cast<char*>(data) + static_cast<size_t>(r) * RowBytes(dtype, shape[1]);
   return v;

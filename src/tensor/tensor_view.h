@@ -1,5 +1,6 @@
-// TensorView: a non-owning, row-major, contiguous view of typed memory with up to 4 dims.
-// Shapes are written outermost first, e.g. [num_tokens, hidden_size].
+// TensorView: a non-owning, row-major, contiguous view of typed memory with up to 4 dims, on one
+// device (the host unless said otherwise). Shapes are written outermost first, e.g.
+// [num_tokens, hidden_size].
 #pragma once
 
 #include <array>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "base/check.h"
+#include "tensor/device.h"
 #include "tensor/dtype.h"
 
 namespace gemmad::tensor {
@@ -45,6 +47,7 @@ struct TensorView {
   void* data = nullptr;
   DType dtype = DType::kF32;
   Shape shape;
+  Device device;  // where `data` lives; kernels check it against their backend's
 
   int64_t NumElements() const { return shape.NumElements(); }
   // Bytes of the whole view (the last dim is the row for the block-quantized types).
@@ -53,7 +56,7 @@ struct TensorView {
   T* As() const {
     return static_cast<T*>(data);
   }
-  // Row r of a rank-2 view as a rank-1 view.
+  // Row r of a rank-2 view as a rank-1 view (same device).
   TensorView Row(int64_t r) const;
 };
 

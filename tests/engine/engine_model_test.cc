@@ -1,6 +1,8 @@
 // The engine over the real Gemma 4 forward pass (ModelRunner) on tiny checkpoints: batched,
 // chunked, prefix-cached and preempted greedy runs equal sequential ones; with the transformers
-// golden for T1 (tests/golden/gemma4/t1) the greedy continuation equals the reference.
+// golden for T1 (tests/golden/gemma4/t1) the greedy continuation equals the reference, on the
+// CPU backend and on the scalar reference backend (kernels/backend.h: forward pass and sampling),
+// and seeded random sampling draws the same tokens on both.
 #include <gtest/gtest.h>
 
 #include <deque>
@@ -12,6 +14,7 @@
 #include "engine/engine.h"
 #include "cli/model_engine.h"
 #include "engine_test_util.h"
+#include "kernels/backend.h"
 #include "kernels/thread_pool.h"
 #include "model/gemma4/model.h"
 #include "model/gemma4/presets.h"
@@ -28,6 +31,7 @@ struct TinyEngineOptions {
   int32_t max_num_seqs = 8;
   bool caching = true;
   int threads = 2;  // > 1: sampling of a step runs on the pool
+  const kernels::Backend* backend = nullptr;  // nullptr: the CPU backend
 };
 
 std::string RandomCheckpoint(const std::string& preset) {
@@ -58,7 +62,7 @@ std::unique_ptr<Engine> ModelEngine(const std::string& dir, const TinyEngineOpti
   // Pools live until the process ends (an engine's runner keeps a raw pointer).
   static std::deque<std::unique_ptr<kernels::ThreadPool>> pools;
   pools.push_back(std::make_unique<kernels::ThreadPool>(o.threads));
-  auto runner = runner::ModelRunner::Create(std::move(*model), kv, {pools.back().get()});
+  auto runner = runner::ModelRunner::Create(std::move(*model), kv, {pools.back().get(), o.backend});
   EXPECT_TRUE(runner.ok()) << runner.status().ToString();
   if (!runner.ok()) return nullptr;
   auto engine = std::make_unique<Engine>(cfg, std::move(*runner));
@@ -172,12 +176,22 @@ TEST(EngineModel, CreateModelEnginePlansKvAndServes) {
   EXPECT_FALSE(cli::CreateModelEngine(o).ok());
 }
 
-TEST(EngineModel, T1MatchesTheTransformersGreedyGolden) {
+class EngineModelOnBackend : public ::testing::TestWithParam<std::string> {
+ protected:
+  TinyEngineOptions Options() const {
+    TinyEngineOptions o;
+    o.backend = kernels::FindBackend(GetParam());
+    EXPECT_NE(o.backend, nullptr) << GetParam();
+    return o;
+  }
+};
+
+TEST_P(EngineModelOnBackend, T1MatchesTheTransformersGreedyGolden) {
   const std::string dir = std::string(GEMMAD_SOURCE_DIR) + "/tests/golden/gemma4/t1";
   if (!std::filesystem::exists(dir + "/golden_f32.json")) GTEST_SKIP() << "no T1 golden at " << dir;
   std::ifstream f(dir + "/golden_f32.json");
   nlohmann::json golden = nlohmann::json::parse(f);
-  auto engine = ModelEngine(dir, {});
+  auto engine = ModelEngine(dir, Options());
   ASSERT_NE(engine, nullptr);
   std::vector<std::unique_ptr<RequestStream>> streams;
   std::vector<std::vector<int32_t>> want;
@@ -194,6 +208,28 @@ TEST(EngineModel, T1MatchesTheTransformersGreedyGolden) {
   ASSERT_FALSE(want.empty());
   for (size_t i = 0; i < streams.size(); ++i) EXPECT_EQ(Collect(*streams[i])[0].tokens, want[i]) << i;
 }
+
+// Temperature sampling (the ExpShifted op) with a seed: the reference backend draws what the CPU
+// backend draws.
+TEST_P(EngineModelOnBackend, T1SeededSamplingEqualsTheCpuBackend) {
+  const std::string dir = RandomCheckpoint("t1");
+  std::vector<std::vector<int32_t>> got[2];
+  for (int run = 0; run < 2; ++run) {
+    TinyEngineOptions o = run == 0 ? TinyEngineOptions{} : Options();
+    auto engine = ModelEngine(dir, o);
+    ASSERT_NE(engine, nullptr);
+    for (int salt = 0; salt < 3; ++salt) {
+      EngineRequest r = Request(Prompt(9, salt), 12);
+      r.sampling.temperature = 0.8f;
+      r.sampling.seed = 7 + salt;
+      r.sampling.ignore_eos = true;
+      got[run].push_back(RunOne(*engine, std::move(r))[0].tokens);
+    }
+  }
+  EXPECT_EQ(got[1], got[0]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, EngineModelOnBackend, ::testing::Values("cpu", "reference"));
 
 }  // namespace
 }  // namespace gemmad::engine::testing

@@ -3,18 +3,22 @@
 // max abs error <= 5e-4 on logits; the first diverging layer is named), teacher-forced incremental
 // decoding, 32-token (non-degenerate) greedy continuations, the bf16 path (a tolerance stated
 // relative to transformers' own bf16 error against fp32), and the same logits from an HF-cache
-// layout copy, a sharded copy and the multimodal-prefix re-save.
+// layout copy, a sharded copy and the multimodal-prefix re-save. The f32 and bf16 goldens run
+// through both kernels backends (kernels/backend.h): the CPU backend and the scalar reference
+// backend, end to end.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <tuple>
 #include <unistd.h>
 
 #include "checkpoint_copies.h"
 #include "gemma4_golden.h"
 #include "golden_compare.h"
 #include "io/hf_hub.h"
+#include "kernels/backend.h"
 #include "sequence_runner.h"
 
 namespace gemmad::model::gemma4 {
@@ -63,21 +67,43 @@ Loaded Load(const std::string& name, const std::string& dtype) {
 
 std::vector<int32_t> Ids(const std::vector<int64_t>& v) { return {v.begin(), v.end()}; }
 
-std::vector<float> PrefillLogits(Model& m, const std::vector<int32_t>& ids, HiddenStates* hidden = nullptr) {
-  SequenceRunner r(m, 16, 8);
+std::vector<float> PrefillLogits(Model& m, const std::vector<int32_t>& ids, HiddenStates* hidden = nullptr,
+                                 const kernels::ExecContext& exec = {}) {
+  SequenceRunner r(m, 16, 8, exec);
   return r.Step(0, ids, true, hidden);
 }
 
-class GoldenF32 : public ::testing::TestWithParam<std::string> {};
+// (golden model, kernels backend name).
+using ModelAndBackend = std::tuple<std::string, std::string>;
+
+class OnBackend : public ::testing::TestWithParam<ModelAndBackend> {
+ protected:
+  const std::string& model_name() const { return std::get<0>(GetParam()); }
+  const std::string& backend_name() const { return std::get<1>(GetParam()); }
+  kernels::ExecContext exec() const {
+    const kernels::Backend* b = kernels::FindBackend(std::get<1>(GetParam()));
+    EXPECT_NE(b, nullptr) << std::get<1>(GetParam());
+    return {nullptr, b};
+  }
+};
+
+std::string CaseName(const ::testing::TestParamInfo<ModelAndBackend>& info) {
+  return std::get<0>(info.param) + "_" + std::get<1>(info.param);
+}
+
+const auto kModelsAndBackends =
+    ::testing::Combine(::testing::Values("t1", "t2", "t3"), ::testing::Values("cpu", "reference"));
+
+class GoldenF32 : public OnBackend {};
 
 TEST_P(GoldenF32, EveryLayerAndThePrefillLogits) {
-  Loaded l = Load(GetParam(), "f32");
+  Loaded l = Load(model_name(), "f32");
   const int64_t V = l.golden.vocab_size(), H = l.golden.hidden_size(), L = l.golden.num_hidden_layers();
   for (const auto& p : l.golden.prompts()) {
     SCOPED_TRACE(p.name);
     const int64_t T = static_cast<int64_t>(p.token_ids.size());
     HiddenStates hidden;
-    const std::vector<float> logits = PrefillLogits(*l.model, Ids(p.token_ids), &hidden);
+    const std::vector<float> logits = PrefillLogits(*l.model, Ids(p.token_ids), &hidden, exec());
     if (p.has_hidden_states) {
       auto want = l.golden.Array(p.name + ".hidden_states");
       ASSERT_TRUE(want.ok());
@@ -103,24 +129,25 @@ TEST_P(GoldenF32, EveryLayerAndThePrefillLogits) {
         std::snprintf(buf, sizeof buf, " %.1e", worst);
         measured += buf;
       }
-      std::printf("[golden-hidden] %s %s: error / row max per entry:%s\n", GetParam().c_str(), p.name.c_str(),
+      std::printf("[golden-hidden] %s %s %s: error / row max per entry:%s\n", model_name().c_str(),
+                  backend_name().c_str(), p.name.c_str(),
                   measured.c_str());
     }
     auto want = l.golden.Array(p.name + ".prefill_logits");
     ASSERT_TRUE(want.ok());
     const auto s = testing::Compare(logits.data(), want->values.data(), T, V);
     EXPECT_LE(s.max_abs, kLogitTol) << "worst row " << s.worst_row;
-    RecordProperty(GetParam() + "_" + p.name, "max_abs=" + std::to_string(s.max_abs));
+    RecordProperty(model_name() + "_" + p.name, "max_abs=" + std::to_string(s.max_abs));
   }
 }
 
 TEST_P(GoldenF32, IncrementalDecodingAndGreedyContinuation) {
-  Loaded l = Load(GetParam(), "f32");
+  Loaded l = Load(model_name(), "f32");
   const int64_t V = l.golden.vocab_size();
   for (const auto& p : l.golden.prompts()) {
     SCOPED_TRACE(p.name);
     const std::vector<int32_t> ids = Ids(p.token_ids);
-    SequenceRunner r(*l.model, 4, 64);
+    SequenceRunner r(*l.model, 4, 64, exec());
     std::vector<float> got = r.Step(0, {ids.begin(), ids.begin() + 5}, true);
     for (size_t t = 5; t < ids.size(); ++t) {
       const std::vector<float> row = r.Step(0, {ids[t]}, false);
@@ -136,14 +163,14 @@ TEST_P(GoldenF32, IncrementalDecodingAndGreedyContinuation) {
     ASSERT_EQ(golden::ShortestTailCycle(p.greedy_ids), 0);
     ASSERT_EQ(p.greedy_margins.size(), 32u);
     EXPECT_GT(*std::min_element(p.greedy_margins.begin(), p.greedy_margins.end()), 2 * kLogitTol);
-    SequenceRunner g(*l.model, 4, 64);
+    SequenceRunner g(*l.model, 4, 64, exec());
     EXPECT_EQ(g.Greedy(0, ids, 32), Ids(p.greedy_ids));
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, GoldenF32, ::testing::Values("t1", "t2", "t3"));
+INSTANTIATE_TEST_SUITE_P(Models, GoldenF32, kModelsAndBackends, CaseName);
 
-class GoldenBf16 : public ::testing::TestWithParam<std::string> {};
+class GoldenBf16 : public OnBackend {};
 
 // Positions whose argmax equals the fp32 golden's.
 int64_t Top1Agreements(const float* got, const float* want, int64_t T, int64_t V) {
@@ -156,15 +183,15 @@ int64_t Top1Agreements(const float* got, const float* want, int64_t T, int64_t V
 }
 
 TEST_P(GoldenBf16, WithinStatedToleranceOfTheFp32Golden) {
-  Loaded l = Load(GetParam(), "bf16");
+  Loaded l = Load(model_name(), "bf16");
   ASSERT_EQ(l.model->compute_dtype(), tensor::DType::kBF16);
-  auto f32 = Gemma4Golden::Load(GetParam(), "f32");
+  auto f32 = Gemma4Golden::Load(model_name(), "f32");
   ASSERT_TRUE(f32.ok());
   const int64_t V = l.golden.vocab_size();
   for (const auto& p : l.golden.prompts()) {
     SCOPED_TRACE(p.name);
     const int64_t T = static_cast<int64_t>(p.token_ids.size());
-    const std::vector<float> logits = PrefillLogits(*l.model, Ids(p.token_ids));
+    const std::vector<float> logits = PrefillLogits(*l.model, Ids(p.token_ids), nullptr, exec());
     auto hf_bf16 = l.golden.Array(p.name + ".prefill_logits");
     auto ref = f32->Array(p.name + ".prefill_logits");
     ASSERT_TRUE(hf_bf16.ok() && ref.ok());
@@ -175,16 +202,16 @@ TEST_P(GoldenBf16, WithinStatedToleranceOfTheFp32Golden) {
     const int64_t top1_theirs = Top1Agreements(hf_bf16->values.data(), ref->values.data(), T, V);
     std::printf("[golden-bf16] %s %s: mean abs vs fp32 golden %.4f (transformers bf16 %.4f), vs transformers bf16 "
                 "%.4f; top-1 = fp32 at %lld/%lld positions (transformers bf16 %lld)\n",
-                GetParam().c_str(), p.name.c_str(), ours.mean_abs, theirs.mean_abs, between.mean_abs,
+                model_name().c_str(), p.name.c_str(), ours.mean_abs, theirs.mean_abs, between.mean_abs,
                 static_cast<long long>(top1_ours), static_cast<long long>(T), static_cast<long long>(top1_theirs));
     EXPECT_LE(ours.mean_abs, kBf16ErrorRatio * theirs.mean_abs);
     EXPECT_GE(static_cast<double>(top1_ours), kBf16Top1Ratio * static_cast<double>(top1_theirs));
-    RecordProperty(GetParam() + "_" + p.name, "mean_abs=" + std::to_string(ours.mean_abs) +
+    RecordProperty(model_name() + "_" + backend_name() + "_" + p.name, "mean_abs=" + std::to_string(ours.mean_abs) +
                                                   " transformers_bf16_mean_abs=" + std::to_string(theirs.mean_abs));
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, GoldenBf16, ::testing::Values("t1", "t2", "t3"));
+INSTANTIATE_TEST_SUITE_P(Models, GoldenBf16, kModelsAndBackends, CaseName);
 
 // The HF hub cache layout and a sharded copy load to bit-identical logits.
 class GoldenLayouts : public ::testing::TestWithParam<std::string> {};

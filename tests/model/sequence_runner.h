@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "kernels/backend.h"
 #include "kernels/context.h"
 #include "model/gemma4/model.h"
 #include "model/kv_cache.h"
@@ -25,7 +26,7 @@ class SequenceRunner {
   SequenceRunner(gemma4::Model& model, const KvCacheSpec& spec, std::vector<int64_t> num_blocks,
                  const kernels::ExecContext& exec = {})
       : model_(model), blocks_(spec, num_blocks), exec_(exec) {
-    auto c = KvCache::Create(spec, num_blocks);
+    auto c = KvCache::Create(spec, num_blocks, *kernels::BackendOf(exec).allocator);
     EXPECT_TRUE(c.ok()) << c.status().ToString();
     cache_ = std::move(c).value();
   }

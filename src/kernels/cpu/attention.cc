@@ -12,12 +12,12 @@
 #include <cmath>
 #include <vector>
 
-#include "kernels/cpu/view_checks.h"
-#include "kernels/ops.h"
+#include "kernels/view_checks.h"
+#include "kernels/cpu/cpu_ops.h"
 #include "kernels/registry.h"
 #include "kernels/thread_pool.h"
 
-namespace gemmad::kernels {
+namespace gemmad::kernels::cpu {
 namespace {
 
 constexpr int64_t kChunk = 64;       // keys per chunk
@@ -266,4 +266,4 @@ void PagedAttention(const ExecContext& ctx, const TensorView& q, const TensorVie
   });
 }
 
-}  // namespace gemmad::kernels
+}  // namespace gemmad::kernels::cpu

@@ -1,12 +1,12 @@
-// Element-wise ops: GeGLU, soft-cap, softmax, add, scale.
+// Element-wise ops: GeGLU, soft-cap, softmax, add, scale, shifted exp.
 #include <algorithm>
 #include <cmath>
 
-#include "kernels/cpu/view_checks.h"
-#include "kernels/ops.h"
+#include "kernels/view_checks.h"
+#include "kernels/cpu/cpu_ops.h"
 #include "kernels/registry.h"
 
-namespace gemmad::kernels {
+namespace gemmad::kernels::cpu {
 namespace {
 
 constexpr int64_t kMinChunk = 4096;
@@ -77,4 +77,14 @@ void Scale(const ExecContext& ctx, const TensorView& x, float s) {
   });
 }
 
-}  // namespace gemmad::kernels
+void ExpShifted(const ExecContext& ctx, const TensorView& x, float shift, float scale, const TensorView& out) {
+  internal::CheckDType(x, tensor::DType::kF32, "ExpShifted x");
+  internal::CheckDType(out, tensor::DType::kF32, "ExpShifted out");
+  CheckSameCount(x, out, "ExpShifted");
+  const float* p = x.As<const float>();
+  float* o = out.As<float>();
+  const ExpShiftedFn fn = CpuKernels().exp_shifted;
+  ParallelFor(ctx, x.NumElements(), kMinChunk, [&](int64_t b, int64_t e) { fn(p + b, e - b, shift, scale, o + b); });
+}
+
+}  // namespace gemmad::kernels::cpu

@@ -1,9 +1,9 @@
 // Embedding gather: touches only the rows named (the PLE table is memory-mapped and huge).
 // A quantized table (the tied embedding under --quantization) is dequantized row by row.
-#include "kernels/cpu/view_checks.h"
-#include "kernels/ops.h"
+#include "kernels/view_checks.h"
+#include "kernels/cpu/cpu_ops.h"
 
-namespace gemmad::kernels {
+namespace gemmad::kernels::cpu {
 
 void EmbeddingGather(const ExecContext& ctx, const TensorView& table, const TensorView& ids, float scale,
                      const TensorView& out) {
@@ -37,4 +37,4 @@ void EmbeddingGather(const ExecContext& ctx, const TensorView& table, const Tens
   });
 }
 
-}  // namespace gemmad::kernels
+}  // namespace gemmad::kernels::cpu

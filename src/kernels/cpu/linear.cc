@@ -7,12 +7,12 @@
 #include <array>
 #include <vector>
 
-#include "kernels/cpu/view_checks.h"
-#include "kernels/ops.h"
+#include "kernels/view_checks.h"
+#include "kernels/cpu/cpu_ops.h"
 #include "kernels/registry.h"
 #include "tensor/quant_blocks.h"
 
-namespace gemmad::kernels {
+namespace gemmad::kernels::cpu {
 namespace {
 
 constexpr size_t kMaxMany = 4;
@@ -83,7 +83,7 @@ void LinearMany(const ExecContext& ctx, const TensorView& x, std::span<const Ten
 }
 
 void Linear(const ExecContext& ctx, const TensorView& x, const TensorView& w, const TensorView& y) {
-  LinearMany(ctx, x, std::span<const TensorView>(&w, 1), std::span<const TensorView>(&y, 1));
+  cpu::LinearMany(ctx, x, std::span<const TensorView>(&w, 1), std::span<const TensorView>(&y, 1));
 }
 
-}  // namespace gemmad::kernels
+}  // namespace gemmad::kernels::cpu

@@ -5,11 +5,11 @@
 #include <numeric>
 #include <vector>
 
-#include "kernels/cpu/view_checks.h"
-#include "kernels/ops.h"
+#include "kernels/op_contracts.h"
+#include "kernels/cpu/cpu_ops.h"
 #include "kernels/registry.h"
 
-namespace gemmad::kernels {
+namespace gemmad::kernels::cpu {
 namespace {
 
 // A [rows, cols] view into `buf` (grown as needed).
@@ -37,17 +37,8 @@ TensorView ExpertSlice(const TensorView& w, int64_t e) {
 
 void MoeRoute(const ExecContext& ctx, const TensorView& logits, const TensorView& per_expert_scale,
               const TensorView& weights, const TensorView& ids) {
-  internal::CheckDType(logits, tensor::DType::kF32, "MoeRoute logits");
-  internal::CheckWeightDType(per_expert_scale, "MoeRoute per_expert_scale");
-  internal::CheckDType(weights, tensor::DType::kF32, "MoeRoute weights");
-  internal::CheckDType(ids, tensor::DType::kI32, "MoeRoute ids");
-  internal::CheckRank(logits, 2, "MoeRoute logits");
-  internal::CheckRank(weights, 2, "MoeRoute weights");
-  const int64_t n = logits.shape[0], num_experts = logits.shape[1], top_k = weights.shape[1];
-  GEMMAD_CHECK(weights.shape[0] == n && ids.NumElements() == n * top_k && top_k >= 1 && top_k <= num_experts &&
-                   per_expert_scale.NumElements() == num_experts,
-               "MoeRoute: logits {} weights {} ids {} scale {}", logits.shape.ToString(), weights.shape.ToString(),
-               ids.shape.ToString(), per_expert_scale.shape.ToString());
+  const internal::RouteShape shape = internal::CheckMoeRoute(logits, per_expert_scale, weights, ids);
+  const int64_t n = shape.n, num_experts = shape.num_experts, top_k = shape.top_k;
   ParallelFor(ctx, n, 16, [&](int64_t b, int64_t e) {
     // Per-thread scratch that only grows: no allocation in a steady-state step.
     thread_local std::vector<float> prob;
@@ -78,22 +69,9 @@ void MoeRoute(const ExecContext& ctx, const TensorView& logits, const TensorView
 
 void MoeExperts(const ExecContext& ctx, const TensorView& x, const TensorView& gate_up, const TensorView& down,
                 const TensorView& weights, const TensorView& ids, const TensorView& out) {
-  internal::CheckDType(x, tensor::DType::kF32, "MoeExperts x");
-  internal::CheckDType(out, tensor::DType::kF32, "MoeExperts out");
-  internal::CheckDType(weights, tensor::DType::kF32, "MoeExperts weights");
-  internal::CheckDType(ids, tensor::DType::kI32, "MoeExperts ids");
-  internal::CheckMatrixDType(gate_up, "MoeExperts gate_up");
-  internal::CheckMatrixDType(down, "MoeExperts down");
-  internal::CheckRank(x, 2, "MoeExperts x");
-  internal::CheckRank(gate_up, 3, "MoeExperts gate_up");
-  internal::CheckRank(down, 3, "MoeExperts down");
-  const int64_t n = x.shape[0], hidden = x.shape[1], num_experts = gate_up.shape[0];
-  const int64_t inter = gate_up.shape[1] / 2, top_k = weights.NumElements() / std::max<int64_t>(n, 1);
-  GEMMAD_CHECK(gate_up.shape[2] == hidden && gate_up.shape[1] == 2 * inter && down.shape[0] == num_experts &&
-                   down.shape[1] == hidden && down.shape[2] == inter && out.shape == x.shape &&
-                   ids.NumElements() == n * top_k && x.data != out.data,
-               "MoeExperts: x {} gate_up {} down {} weights {} out {}", x.shape.ToString(),
-               gate_up.shape.ToString(), down.shape.ToString(), weights.shape.ToString(), out.shape.ToString());
+  const internal::ExpertsShape shape = internal::CheckMoeExperts(x, gate_up, down, weights, ids, out);
+  const int64_t n = shape.n, hidden = shape.hidden, num_experts = shape.num_experts, inter = shape.inter;
+  const int64_t top_k = shape.top_k;
   const int32_t* id = ids.As<const int32_t>();
   const float* w = weights.As<const float>();
   float* o = out.As<float>();
@@ -119,7 +97,7 @@ void MoeExperts(const ExecContext& ctx, const TensorView& x, const TensorView& g
       std::copy_n(x.As<const float>() + tokens[r].first * hidden, hidden, xs.As<float>() + r * hidden);
     }
     TensorView gu = Scratch(gu_buf, m, 2 * inter);
-    Linear(ctx, xs, ExpertSlice(gate_up, e), gu);
+    cpu::Linear(ctx, xs, ExpertSlice(gate_up, e), gu);
     TensorView act = Scratch(act_buf, m, inter);
     const GeluTanhMulFn gelu = CpuKernels().gelu_tanh_mul;
     for (int64_t r = 0; r < m; ++r) {
@@ -127,7 +105,7 @@ void MoeExperts(const ExecContext& ctx, const TensorView& x, const TensorView& g
       gelu(g, g + inter, act.As<float>() + r * inter, inter);
     }
     TensorView y = Scratch(y_buf, m, hidden);
-    Linear(ctx, act, ExpertSlice(down, e), y);
+    cpu::Linear(ctx, act, ExpertSlice(down, e), y);
     for (int64_t r = 0; r < m; ++r) {
       float* orow = o + tokens[r].first * hidden;
       const float* yr = y.As<const float>() + r * hidden;
@@ -136,4 +114,4 @@ void MoeExperts(const ExecContext& ctx, const TensorView& x, const TensorView& g
   }
 }
 
-}  // namespace gemmad::kernels
+}  // namespace gemmad::kernels::cpu

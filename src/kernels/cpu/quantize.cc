@@ -6,13 +6,13 @@
 #include <vector>
 
 #include "kernels/cpu/q4_layout.h"
-#include "kernels/cpu/view_checks.h"
-#include "kernels/ops.h"
+#include "kernels/op_contracts.h"
+#include "kernels/cpu/cpu_ops.h"
 #include "kernels/registry.h"
 #include "tensor/half.h"
 #include "tensor/quant_blocks.h"
 
-namespace gemmad::kernels {
+namespace gemmad::kernels::cpu {
 namespace {
 
 using tensor::kQuantBlock;
@@ -30,12 +30,8 @@ void LoadRow(const TensorView& src, int64_t r, int64_t in, float* out) {
 }  // namespace
 
 void QuantizeWeights(const ExecContext& ctx, const TensorView& src, const TensorView& dst) {
-  internal::CheckWeightDType(src, "QuantizeWeights src");
-  internal::CheckMatrixDType(dst, "QuantizeWeights dst");
-  GEMMAD_CHECK(tensor::IsBlockQuantized(dst.dtype) && src.shape == dst.shape && src.shape.rank >= 2,
-               "QuantizeWeights: src {} {} -> dst {} {}", tensor::DTypeName(src.dtype), src.shape.ToString(),
-               tensor::DTypeName(dst.dtype), dst.shape.ToString());
-  const int64_t in = src.shape[src.shape.rank - 1], rows = src.NumElements() / in;
+  const internal::QuantizeShape shape = internal::CheckQuantizeWeights(src, dst);
+  const int64_t rows = shape.rows, in = shape.in;
   const size_t stride = tensor::RowBytes(dst.dtype, in);
   auto* out = dst.As<uint8_t>();
   const bool q8 = dst.dtype == tensor::DType::kQ8R;
@@ -83,4 +79,4 @@ void DequantizeRow(const TensorView& matrix, int64_t r, float* out) {
   }
 }
 
-}  // namespace gemmad::kernels
+}  // namespace gemmad::kernels::cpu

@@ -2,10 +2,10 @@
 // sums); the scale is pow(ms, -0.5) in fp32 as the reference model computes it.
 #include <cmath>
 
-#include "kernels/cpu/view_checks.h"
-#include "kernels/ops.h"
+#include "kernels/view_checks.h"
+#include "kernels/cpu/cpu_ops.h"
 
-namespace gemmad::kernels {
+namespace gemmad::kernels::cpu {
 
 void RmsNorm(const ExecContext& ctx, const TensorView& x, const TensorView& weight,
              const TensorView& out, float eps) {
@@ -80,4 +80,4 @@ void RopeNeox(const ExecContext& ctx, const TensorView& x, const TensorView& pos
   });
 }
 
-}  // namespace gemmad::kernels
+}  // namespace gemmad::kernels::cpu

@@ -76,7 +76,7 @@ void AttentionBlock(const LayerContext& lc, int64_t l) {
 
   if (owns) {
     if (!separate_v) {  // attention_k_eq_v full layer: V is the raw K projection (before k_norm and RoPE)
-      std::copy_n(k.As<const float>(), k.NumElements(), v.As<float>());
+      kernels::Copy(lc.exec, k, v);
     }
     k = Reshape(k, {n, nkv, d});
     NormAndRotate(lc, k, w.k_norm, inv_freq);

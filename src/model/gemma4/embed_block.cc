@@ -1,7 +1,6 @@
 // Token embedding and Per-Layer Embeddings (text-model.md §3.1, §7), plus the step's KV plan.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "io/mmap_file.h"
 #include "kernels/ops.h"
@@ -56,14 +55,20 @@ void EmbedTokens(const LayerContext& lc) {
   const int64_t n = lc.batch.num_tokens(), H = c.hidden_size;
   TensorView x = lc.buf.x.View({n, H});
   kernels::EmbeddingGather(lc.exec, w.embed, IdsView(lc.batch.token_ids), EmbedScale(H, w.compute_dtype), x);
-  // Multimodal rows take the encoder's output as it is, unscaled (multimodal.md §5.2).
+  // Multimodal rows take the encoder's output as it is, unscaled (multimodal.md §5.2): host rows
+  // copied onto the step's device buffer.
   for (const auto& o : lc.batch.embedding_overrides) {
-    std::memcpy(static_cast<float*>(x.data) + o.row * H, o.data, static_cast<size_t>(o.num_rows * H) * sizeof(float));
+    TensorView rows{const_cast<float*>(o.data), tensor::DType::kF32, tensor::Shape{o.num_rows, H}};  // host
+    TensorView dst = x;
+    dst.data = static_cast<float*>(x.data) + o.row * H;
+    dst.shape = tensor::Shape{o.num_rows, H};
+    kernels::Copy(lc.exec, rows, dst);
   }
   const int64_t P = c.hidden_size_per_layer_input, L = c.num_hidden_layers;
   if (P == 0) return;
   // Token part: the packed table row, scaled by sqrt(P); ids outside the PLE vocabulary, and
-  // multimodal rows (§5.3), read row 0 (the pad row), as vLLM does.
+  // multimodal rows (§5.3), read row 0 (the pad row), as vLLM does. (Host loops over the batch's
+  // token ids, which are host input, and over the mapped table's pages: no tensor data is touched.)
   std::vector<int32_t> ple_ids = lc.batch.token_ids;
   for (int32_t& id : ple_ids) {
     if (id >= c.vocab_size_per_layer_input) id = 0;

@@ -35,10 +35,8 @@ void Experts(const LayerContext& lc, const LayerWeights& w, const TensorView& x,
   kernels::Scale(lc.exec, z, static_cast<float>(1.0 / std::sqrt(static_cast<double>(H))));
   TensorView logits = lc.buf.router.View({n, E});
   kernels::Linear(lc.exec, z, w.router_proj, logits);
-  lc.buf.moe_weights.resize(static_cast<size_t>(n * K));
-  lc.buf.moe_ids.resize(static_cast<size_t>(n * K));
-  TensorView rw{lc.buf.moe_weights.data(), tensor::DType::kF32, tensor::Shape{n, K}};
-  TensorView ri{lc.buf.moe_ids.data(), tensor::DType::kI32, tensor::Shape{n, K}};
+  TensorView rw = lc.buf.moe_weights.View({n, K});
+  TensorView ri = lc.buf.moe_ids.View({n, K}, tensor::DType::kI32);
   kernels::MoeRoute(lc.exec, logits, w.per_expert_scale, rw, ri);
   kernels::RmsNorm(lc.exec, x, w.pre_feedforward_norm_2, z, lc.eps);
   kernels::MoeExperts(lc.exec, z, w.experts_gate_up, w.experts_down, rw, ri, out);
@@ -75,10 +73,9 @@ void PerLayerInputBlock(const LayerContext& lc, int64_t l) {
   TensorView g = lc.buf.ple_gate.View({n, P});
   kernels::Linear(lc.exec, x, w.ple_gate, g);
   PrefetchNext(lc, w.ple_projection);
-  // This layer's slice of the per-layer inputs [N, L, P] made contiguous.
+  // This layer's slice of the per-layer inputs [N, L, P] made contiguous: [N, P].
   TensorView slice = lc.buf.ple_slice.View({n, P});
-  const float* ple = lc.buf.ple.View({n, L * P}).As<const float>();
-  for (int64_t t = 0; t < n; ++t) std::copy_n(ple + (t * L + l) * P, P, slice.As<float>() + t * P);
+  kernels::SliceColumns(lc.exec, lc.buf.ple.View({n, L * P}), l * P, slice);
   kernels::GeluTanhMul(lc.exec, g, slice, g);
   TensorView p = lc.buf.branch.View({n, H});
   kernels::Linear(lc.exec, g, w.ple_projection, p);

@@ -1,7 +1,7 @@
 // Logit-row batches and in-place row compaction.
 #include "model/gemma4/logit_rows.h"
 
-#include <algorithm>
+#include "kernels/ops.h"
 
 namespace gemmad::model::gemma4 {
 
@@ -26,12 +26,14 @@ ForwardBatch LogitRowsBatch(const ForwardBatch& batch, std::vector<int64_t>* sou
   return out;
 }
 
-void CompactRows(Scratch& buffer, int64_t n, int64_t width, const std::vector<int64_t>& source_rows) {
-  float* p = buffer.View({n, width}).As<float>();
-  for (size_t i = 0; i < source_rows.size(); ++i) {
-    GEMMAD_CHECK(source_rows[i] >= static_cast<int64_t>(i) && source_rows[i] < n, "CompactRows: row {}", source_rows[i]);
-    if (source_rows[i] != static_cast<int64_t>(i)) std::copy_n(p + source_rows[i] * width, width, p + i * width);
-  }
+void CompactRows(const kernels::ExecContext& exec, Scratch& buffer, int64_t n, int64_t width,
+                 const std::vector<int64_t>& source_rows) {
+  const tensor::TensorView all = buffer.View({n, width});
+  tensor::TensorView kept = all;
+  kept.shape = tensor::Shape{static_cast<int64_t>(source_rows.size()), width};
+  const tensor::TensorView rows{const_cast<int64_t*>(source_rows.data()), tensor::DType::kI64,
+                                tensor::Shape{static_cast<int64_t>(source_rows.size())}};
+  kernels::GatherRows(exec, all, rows, kept);
 }
 
 }  // namespace gemmad::model::gemma4

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/context.h"
 #include "model/forward_batch.h"
 #include "model/gemma4/step_buffers.h"
 
@@ -15,7 +16,8 @@ namespace gemmad::model::gemma4 {
 // the same block tables; `source_rows` receives each kept row's row in `batch` (ascending).
 ForwardBatch LogitRowsBatch(const ForwardBatch& batch, std::vector<int64_t>* source_rows);
 
-// Moves rows source_rows[i] of a [n, width] buffer to row i, in place.
-void CompactRows(Scratch& buffer, int64_t n, int64_t width, const std::vector<int64_t>& source_rows);
+// Moves rows source_rows[i] (ascending) of a [n, width] buffer to row i, in place (GatherRows op).
+void CompactRows(const kernels::ExecContext& exec, Scratch& buffer, int64_t n, int64_t width,
+                 const std::vector<int64_t>& source_rows);
 
 }  // namespace gemmad::model::gemma4

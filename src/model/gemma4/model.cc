@@ -17,10 +17,15 @@
 namespace gemmad::model::gemma4 {
 namespace {
 
-void Record(HiddenStates* out, const tensor::TensorView& x) {
+// Appends x, read back into host memory, to *out (when recording).
+void Record(const kernels::ExecContext& exec, HiddenStates* out, const tensor::TensorView& x) {
   if (out == nullptr) return;
-  const float* p = x.As<const float>();
-  out->emplace_back(p, p + x.NumElements());
+  std::vector<float>& host = out->emplace_back(static_cast<size_t>(x.NumElements()));
+  kernels::Copy(exec, x, tensor::TensorView{host.data(), tensor::DType::kF32, x.shape, tensor::kHost});
+}
+
+tensor::TensorView I64View(std::vector<int64_t>& v) {
+  return tensor::TensorView{v.data(), tensor::DType::kI64, tensor::Shape{static_cast<int64_t>(v.size())}};
 }
 
 }  // namespace
@@ -61,6 +66,7 @@ Result<std::unique_ptr<Model>> Model::FromCheckpoint(Checkpoint checkpoint, cons
   }
   io::Advise(m->weights_.ple_table.data, m->weights_.ple_table.SizeBytes(), io::Advice::kRandom);
   if (model_options.quantization != WeightQuantization::kNone) {
+    // Load-time conversion of host (mapped) weights: host code, on the CPU backend's pool.
     kernels::ThreadPool pool(std::max(1, model_options.num_threads));
     GEMMAD_ASSIGN_OR_RETURN(m->quantization_report_,
                             QuantizeModelWeights(model_options.quantization, kernels::ExecContext{&pool}, &m->weights_));
@@ -110,11 +116,12 @@ Status Model::Forward(const kernels::ExecContext& exec, const ForwardBatch& batc
   if (hidden_states != nullptr) hidden_states->clear();
   if (n == 0) return OkStatus();
 
+  buffers_.Bind(kernels::ScratchAllocatorOf(exec));
   const StepPlan plan = MakeStepPlan(batch, cache.spec());
   const LayerContext full{exec, c, weights_, rope_sliding_, rope_full_, batch, plan, cache, buffers_,
                           static_cast<float>(c.rms_norm_eps)};
   EmbedTokens(full);
-  Record(hidden_states, buffers_.x.View({n, H}));
+  Record(exec, hidden_states, buffers_.x.View({n, H}));
   ForwardBatch kept;  // the logit rows, once the KV-shared layers are reached
   StepPlan kept_plan;
   const ForwardBatch& live = RunLayers(full, &kept, &kept_plan, hidden_states);
@@ -123,17 +130,17 @@ Status Model::Forward(const kernels::ExecContext& exec, const ForwardBatch& batc
   if (hidden_states != nullptr) {
     tensor::TensorView normed = buffers_.normed.View({n, H});
     kernels::RmsNorm(exec, x, weights_.final_norm, normed, full.eps);
-    Record(hidden_states, normed);
+    Record(exec, hidden_states, normed);
   }
   if (rows == 0) return OkStatus();
   // Tied LM head over the logit rows (sequences in order, offsets ascending), then the soft-cap.
-  tensor::TensorView head = buffers_.head.View({rows, H});
-  int64_t r = 0;
+  std::vector<int64_t> head_rows;  // [rows] the logit rows of x
+  head_rows.reserve(static_cast<size_t>(rows));
   for (const auto& sq : live.sequences) {
-    for (int32_t off : sq.logit_offsets) {
-      std::copy_n(x.As<const float>() + (sq.token_begin + off) * H, H, head.As<float>() + (r++) * H);
-    }
+    for (int32_t off : sq.logit_offsets) head_rows.push_back(sq.token_begin + off);
   }
+  tensor::TensorView head = buffers_.head.View({rows, H});
+  kernels::GatherRows(exec, x, I64View(head_rows), head);
   kernels::RmsNorm(exec, head, weights_.final_norm, head, full.eps);
   kernels::Linear(exec, head, weights_.lm_head, logits);
   if (c.final_logit_softcapping > 0.0) kernels::SoftCap(exec, logits, static_cast<float>(c.final_logit_softcapping));
@@ -153,8 +160,10 @@ const ForwardBatch& Model::RunLayers(const LayerContext& full, ForwardBatch* kep
     if (l == first_shared && hidden_states == nullptr && full.batch.num_logit_rows() < n) {
       std::vector<int64_t> source_rows;
       *kept = LogitRowsBatch(full.batch, &source_rows);
-      CompactRows(buffers_.x, n, H, source_rows);
-      if (c.hidden_size_per_layer_input > 0) CompactRows(buffers_.ple, n, L * c.hidden_size_per_layer_input, source_rows);
+      CompactRows(full.exec, buffers_.x, n, H, source_rows);
+      if (c.hidden_size_per_layer_input > 0) {
+        CompactRows(full.exec, buffers_.ple, n, L * c.hidden_size_per_layer_input, source_rows);
+      }
       *kept_plan = MakeStepPlan(*kept, full.cache.spec());
       kept_context.emplace(LayerContext{full.exec, c, weights_, rope_sliding_, rope_full_, *kept, *kept_plan,
                                         full.cache, buffers_, full.eps});
@@ -166,7 +175,7 @@ const ForwardBatch& Model::RunLayers(const LayerContext& full, ForwardBatch* kep
     if (c.hidden_size_per_layer_input > 0) PerLayerInputBlock(*lc, l);
     const tensor::TensorView x = buffers_.x.View({lc->batch.num_tokens(), H});
     kernels::Scale(full.exec, x, weights_.layers[l].layer_scalar);
-    if (l + 1 < L) Record(hidden_states, x);
+    if (l + 1 < L) Record(full.exec, hidden_states, x);
   }
   return lc->batch;
 }

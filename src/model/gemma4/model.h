@@ -64,7 +64,9 @@ class Model {
   // Runs one step. logits: [batch.num_logit_rows(), vocab_size] f32, soft-capped. The cache must
   // come from MakeKvCacheSpec of this model. hidden_states (optional) receives every layer's
   // output for every row of the batch. Invalid batches (token ids, ranges, block tables) return
-  // InvalidArgument before any work is done and leave the cache untouched.
+  // InvalidArgument before any work is done and leave the cache untouched. Every op runs on
+  // exec's backend (kernels/backend.h): the cache's and logits' memory must be on its device, and
+  // the step buffers come from its scratch allocator.
   Status Forward(const kernels::ExecContext& exec, const ForwardBatch& batch, KvCache& cache,
                  const tensor::TensorView& logits, HiddenStates* hidden_states = nullptr);
 

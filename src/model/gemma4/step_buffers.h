@@ -1,31 +1,29 @@
-// StepBuffers: the fp32 activations of one forward step, grow-only (no allocation once the
-// largest batch has been seen) and StepPlan: the per-step KV addressing derived from the batch.
+// StepBuffers: the activations of one forward step, grow-only (no allocation once the largest
+// batch has been seen), in memory of the step's scratch allocator (kernels::ScratchAllocatorOf:
+// the backend's device), and StepPlan: the per-step KV addressing derived from the batch.
 // Internal to the Gemma 4 forward pass.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "kernels/allocator.h"
 #include "kernels/ops.h"
 #include "tensor/tensor_view.h"
 
 namespace gemmad::model::gemma4 {
 
-// A grow-only fp32 buffer handing out views of the requested shape.
+// A grow-only buffer of one allocator handing out views of the requested shape and dtype.
 class Scratch {
  public:
-  tensor::TensorView View(tensor::Shape shape) {
-    const auto n = static_cast<size_t>(shape.NumElements());
-    if (data_.size() < n) data_.resize(n);
-    tensor::TensorView v;
-    v.data = data_.data();
-    v.dtype = tensor::DType::kF32;
-    v.shape = shape;
-    return v;
-  }
+  // Later views come from `allocator` (what was held of another allocator is released).
+  void Bind(kernels::Allocator& allocator);
+  // A view of the bound allocator's memory; growing does not keep the contents.
+  tensor::TensorView View(tensor::Shape shape, tensor::DType dtype = tensor::DType::kF32);
 
  private:
-  std::vector<float> data_;
+  kernels::Allocator* allocator_ = &kernels::HostAllocator();
+  kernels::DeviceBuffer buffer_;
 };
 
 struct StepBuffers {
@@ -42,8 +40,11 @@ struct StepBuffers {
   Scratch ple_gate;   // [N, P]
   Scratch ple_slice;  // [N, P]
   Scratch head;       // [R, H] logit rows
-  std::vector<float> moe_weights;
-  std::vector<int32_t> moe_ids;
+  Scratch moe_weights;  // [N, K] f32 routing weights
+  Scratch moe_ids;      // [N, K] i32 routed experts
+
+  // Binds every buffer to the step's scratch allocator.
+  void Bind(kernels::Allocator& allocator);
 };
 
 // KV addressing of one group for one step.

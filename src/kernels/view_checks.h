@@ -1,5 +1,5 @@
-// Internal helpers shared by the CPU ops: view validation and element loads of either weight
-// dtype. Not part of the public kernels API.
+// Internal helpers shared by the backends' ops: view validation (the ops.h contracts) and element
+// loads of either weight dtype. Not part of the public kernels API.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +34,13 @@ inline void CheckMatrixDType(const tensor::TensorView& v, const char* what) {
 
 inline void CheckRank(const tensor::TensorView& v, int rank, const char* what) {
   GEMMAD_CHECK(v.shape.rank == rank, "{}: shape {} (want rank {})", what, v.shape.ToString(), rank);
+}
+
+// Copy's contract: equal dtypes, not block-quantized, both with data.
+inline void CheckCopyable(const tensor::TensorView& src, const tensor::TensorView& dst, const char* what) {
+  GEMMAD_CHECK(src.data != nullptr && dst.data != nullptr, "{}: null data", what);
+  GEMMAD_CHECK(src.dtype == dst.dtype && !tensor::IsBlockQuantized(src.dtype), "{}: dtype {} -> {}", what,
+               tensor::DTypeName(src.dtype), tensor::DTypeName(dst.dtype));
 }
 
 // Element i of an f32 or bf16 buffer as float.

@@ -1,0 +1,155 @@
+// The ops.h entry points: each checks that its views live on the backend's device, then makes one
+// indirect call through the backend's op table.
+#include "kernels/ops.h"
+
+#include <initializer_list>
+
+#include "kernels/backend.h"
+
+namespace gemmad::kernels {
+namespace {
+
+// Every view with data is on the backend's device (a weightless norm passes a null view).
+void CheckOn(const Backend& b, const char* op, std::initializer_list<const TensorView*> views) {
+  for (const TensorView* v : views) {
+    GEMMAD_CHECK(v->data == nullptr || v->device == b.device, "{}: a view on {} given to the {} backend ({})", op,
+                 v->device.ToString(), b.name, b.device.ToString());
+  }
+}
+
+}  // namespace
+
+const Backend& BackendOf(const ExecContext& ctx) { return ctx.backend != nullptr ? *ctx.backend : CpuBackend(); }
+
+Allocator& ScratchAllocatorOf(const ExecContext& ctx) {
+  return ctx.scratch != nullptr ? *ctx.scratch : *BackendOf(ctx).allocator;
+}
+
+void Linear(const ExecContext& ctx, const TensorView& x, const TensorView& w, const TensorView& y) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "Linear", {&x, &w, &y});
+  b.ops->linear(ctx, x, w, y);
+}
+
+void LinearMany(const ExecContext& ctx, const TensorView& x, std::span<const TensorView> ws,
+                std::span<const TensorView> ys) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "LinearMany", {&x});
+  for (const TensorView& w : ws) CheckOn(b, "LinearMany", {&w});
+  for (const TensorView& y : ys) CheckOn(b, "LinearMany", {&y});
+  b.ops->linear_many(ctx, x, ws, ys);
+}
+
+void QuantizeWeights(const ExecContext& ctx, const TensorView& src, const TensorView& dst) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "QuantizeWeights", {&src, &dst});
+  b.ops->quantize_weights(ctx, src, dst);
+}
+
+void RmsNorm(const ExecContext& ctx, const TensorView& x, const TensorView& weight, const TensorView& out,
+             float eps) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "RmsNorm", {&x, &weight, &out});
+  b.ops->rms_norm(ctx, x, weight, out, eps);
+}
+
+void RopeNeox(const ExecContext& ctx, const TensorView& x, const TensorView& positions, const TensorView& inv_freq) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "RopeNeox", {&x, &positions, &inv_freq});
+  b.ops->rope_neox(ctx, x, positions, inv_freq);
+}
+
+void GeluTanhMul(const ExecContext& ctx, const TensorView& gate, const TensorView& up, const TensorView& out) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "GeluTanhMul", {&gate, &up, &out});
+  b.ops->gelu_tanh_mul(ctx, gate, up, out);
+}
+
+void SoftCap(const ExecContext& ctx, const TensorView& x, float cap) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "SoftCap", {&x});
+  b.ops->soft_cap(ctx, x, cap);
+}
+
+void Softmax(const ExecContext& ctx, const TensorView& x) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "Softmax", {&x});
+  b.ops->softmax(ctx, x);
+}
+
+void Add(const ExecContext& ctx, const TensorView& a, const TensorView& bv, const TensorView& out) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "Add", {&a, &bv, &out});
+  b.ops->add(ctx, a, bv, out);
+}
+
+void Scale(const ExecContext& ctx, const TensorView& x, float s) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "Scale", {&x});
+  b.ops->scale(ctx, x, s);
+}
+
+void ExpShifted(const ExecContext& ctx, const TensorView& x, float shift, float scale, const TensorView& out) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "ExpShifted", {&x, &out});
+  b.ops->exp_shifted(ctx, x, shift, scale, out);
+}
+
+void Copy(const ExecContext& ctx, const TensorView& src, const TensorView& dst) {
+  const Backend& b = BackendOf(ctx);
+  for (const TensorView* v : {&src, &dst}) {
+    GEMMAD_CHECK(v->device == b.device || v->device == tensor::kHost, "Copy: a view on {} given to the {} backend",
+                 v->device.ToString(), b.name);
+  }
+  b.ops->copy(ctx, src, dst);
+}
+
+void GatherRows(const ExecContext& ctx, const TensorView& x, const TensorView& rows, const TensorView& out) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "GatherRows", {&x, &rows, &out});
+  b.ops->gather_rows(ctx, x, rows, out);
+}
+
+void SliceColumns(const ExecContext& ctx, const TensorView& x, int64_t begin, const TensorView& out) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "SliceColumns", {&x, &out});
+  b.ops->slice_columns(ctx, x, begin, out);
+}
+
+void EmbeddingGather(const ExecContext& ctx, const TensorView& table, const TensorView& ids, float scale,
+                     const TensorView& out) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "EmbeddingGather", {&table, &ids, &out});
+  b.ops->embedding_gather(ctx, table, ids, scale, out);
+}
+
+void KvCacheWrite(const ExecContext& ctx, const TensorView& k, const TensorView& v, const TensorView& slots,
+                  const TensorView& k_cache, const TensorView& v_cache) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "KvCacheWrite", {&k, &v, &slots, &k_cache, &v_cache});
+  b.ops->kv_cache_write(ctx, k, v, slots, k_cache, v_cache);
+}
+
+void PagedAttention(const ExecContext& ctx, const TensorView& q, const TensorView& k_cache, const TensorView& v_cache,
+                    std::span<const AttentionSequence> sequences, int64_t window, float scale,
+                    const TensorView& out) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "PagedAttention", {&q, &k_cache, &v_cache, &out});
+  b.ops->paged_attention(ctx, q, k_cache, v_cache, sequences, window, scale, out);
+}
+
+void MoeRoute(const ExecContext& ctx, const TensorView& logits, const TensorView& per_expert_scale,
+              const TensorView& weights, const TensorView& ids) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "MoeRoute", {&logits, &per_expert_scale, &weights, &ids});
+  b.ops->moe_route(ctx, logits, per_expert_scale, weights, ids);
+}
+
+void MoeExperts(const ExecContext& ctx, const TensorView& x, const TensorView& gate_up, const TensorView& down,
+                const TensorView& weights, const TensorView& ids, const TensorView& out) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "MoeExperts", {&x, &gate_up, &down, &weights, &ids, &out});
+  b.ops->moe_experts(ctx, x, gate_up, down, weights, ids, out);
+}
+
+}  // namespace gemmad::kernels
