@@ -1,7 +1,7 @@
-// The HTTP side of `gemmad bench serve`, over libcurl: one streaming /v1/completions request
-// timed as `vllm bench serve` times it (start just before sending, TTFT at the first chunk with
-// choices, ITL between chunks with choices, latency at the last one), and GET /v1/models.
-// A BenchConnection is one keep-alive connection (a curl easy handle); use one per thread.
+// The HTTP side of `gemmad bench serve`: one streaming /v1/completions request over an
+// SseConnection (cli/sse_client.h), timed as `vllm bench serve` times it (start just before
+// sending, TTFT at the first chunk with choices, ITL between chunks with choices, latency at the
+// last one). A BenchConnection is one keep-alive connection; use one per thread.
 #pragma once
 
 #include <memory>
@@ -31,8 +31,5 @@ class BenchConnection {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-// The ids GET <base_url>/v1/models lists, in order. kUnavailable when the server is unreachable.
-Result<std::vector<std::string>> ListModels(const std::string& base_url, const std::string& api_key);
 
 }  // namespace gemmad::cli

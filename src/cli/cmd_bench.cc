@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cli/bench_client.h"
+#include "cli/sse_client.h"
 #include "cli/bench_dataset.h"
 #include "cli/bench_offline.h"
 #include "cli/bench_stats.h"

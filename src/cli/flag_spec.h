@@ -3,6 +3,8 @@
 // Invariant: `name` is the canonical spelling (lowercase, dashes, no leading "--").
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <span>
 #include <string_view>
 
@@ -38,5 +40,14 @@ struct FlagSpec {
 };
 
 using FlagTable = std::span<const FlagSpec>;
+
+// Two tables as one (rows shared by several subcommands, then their own), at compile time.
+template <size_t A, size_t B>
+constexpr std::array<FlagSpec, A + B> JoinFlags(const FlagSpec (&a)[A], const FlagSpec (&b)[B]) {
+  std::array<FlagSpec, A + B> out{};
+  for (size_t i = 0; i < A; ++i) out[i] = a[i];
+  for (size_t i = 0; i < B; ++i) out[A + i] = b[i];
+  return out;
+}
 
 }  // namespace gemmad::cli

@@ -280,3 +280,24 @@ def assert_still_serving(server):
                            {"prompt": "ok", "max_tokens": 2, "temperature": 0})
     assert status == 200, body
     assert json.loads(body)["usage"]["completion_tokens"] == 2
+
+
+def script_output(server, body, text, prompt=None):
+    """TEST-ONLY seam (gemmad-testing with GEMMAD_TEST_SCRIPTED_OUTPUT=server.script_path): makes
+    the request `body` (a chat request: model, messages, tools, chat_template_kwargs) or, with
+    `prompt`, the completion of that text generate `text`: its prompt ids, rendered and tokenized
+    by the server, map to the ids of `text` (special tokens included). Returns those ids."""
+    def post(route, b):
+        status, _, data = http("POST", server.base_url + route, b)
+        assert status == 200, data
+        return json.loads(data)
+    if prompt is None:
+        prompt_ids = post("/tokenize", body)["tokens"]
+    else:
+        prompt_ids = post("/tokenize", {"model": body["model"], "prompt": prompt})["tokens"]
+    out = post("/tokenize", {"model": body["model"], "prompt": text, "add_special_tokens": False})["tokens"]
+    assert post("/detokenize", {"model": body["model"], "tokens": out})["prompt"] == text
+    with open(server.script_path, "a") as f:
+        f.write(json.dumps({"prompt_ids": prompt_ids, "token_ids": out}) + "\n")
+    return out
+

@@ -45,26 +45,14 @@ def scripted(tmp_path_factory):
     assert "GEMMAD_TEST_SCRIPTED_OUTPUT" in s.log() and "TEST ONLY" in s.log()
 
 
-def _post(server, route, body):
-    status, _, data = e2e.http("POST", server.base_url + route, body)
-    assert status == 200, data
-    return json.loads(data)
-
-
 def script(server, messages, text, tools=None, kwargs=None):
-    """Makes the chat request (messages, tools, chat_template_kwargs) generate `text`: its prompt
-    ids (rendered by the server) -> the ids of `text` (special tokens included)."""
+    """Makes the chat request (messages, tools, chat_template_kwargs) generate `text`."""
     body = {"model": MODEL, "messages": messages}
     if tools:
         body["tools"] = tools
     if kwargs:
         body["chat_template_kwargs"] = kwargs
-    prompt = _post(server, "/tokenize", body)["tokens"]
-    out = _post(server, "/tokenize", {"model": MODEL, "prompt": text, "add_special_tokens": False})["tokens"]
-    assert _post(server, "/detokenize", {"model": MODEL, "tokens": out})["prompt"] == text
-    with open(server.script_path, "a") as f:
-        f.write(json.dumps({"prompt_ids": prompt, "token_ids": out}) + "\n")
-    return out
+    return e2e.script_output(server, body, text)
 
 
 def parse_args(text):
