@@ -170,6 +170,27 @@ int RunSession(const char* banner, const std::optional<std::string>& quick,
   return 0;
 }
 
+int RunChatSession(const ClientTarget& target, const ChatSessionOptions& options) {
+  SseConnection conn(target.api_key, /*timeout_s=*/0, "gemmad-chat");
+  nlohmann::json conversation = nlohmann::json::array();
+  if (options.system_prompt) conversation.push_back({{"role", "system"}, {"content", *options.system_prompt}});
+  auto turn = [&](const std::string& message) -> bool {
+    conversation.push_back({{"role", "user"}, {"content", message}});
+    nlohmann::json body = options.base_body;
+    body["messages"] = conversation;
+    auto t = StreamChatTurn(conn, target, std::move(body), stdout);
+    if (!t.ok()) {
+      conversation.erase(conversation.end() - 1);  // the failed message is not part of the history
+      ClientError("chat", 0, t.status().message());
+      return false;
+    }
+    conversation.push_back({{"role", "assistant"}, {"content", t->content}});
+    if (options.stats) PrintStats(*t, stdout);
+    return true;
+  };
+  return RunSession("Please enter a message for the chat model:", options.quick, turn);
+}
+
 void PrintStats(const Turn& turn, std::FILE* out) {
   if (turn.ttft_s < 0 || turn.total_s <= 0) return;
   std::fprintf(out, "TTFT: %.2f ms\n", turn.ttft_s * 1000.0);

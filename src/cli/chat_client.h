@@ -63,6 +63,16 @@ Result<Turn> StreamCompletionTurn(SseConnection& conn, const ClientTarget& targe
 int RunSession(const char* banner, const std::optional<std::string>& quick,
                const std::function<bool(const std::string& input)>& turn);
 
+// A chat: the conversation (a system message first, when given), one streamed turn per input,
+// each answer appended to the history. RunSession's exit codes.
+struct ChatSessionOptions {
+  std::optional<std::string> system_prompt;
+  nlohmann::json base_body = nlohmann::json::object();  // chat_template_kwargs, tools, ...
+  bool stats = false;
+  std::optional<std::string> quick;
+};
+int RunChatSession(const ClientTarget& target, const ChatSessionOptions& options);
+
 // vLLM's --stats lines: "TTFT: <ms> ms" and "TPS:  <tokens/s> tokens/s (<n> tokens in <s>s)".
 void PrintStats(const Turn& turn, std::FILE* out);
 

@@ -2,7 +2,6 @@
 // also shows the model's reasoning apart from its answer (--enable-thinking asks for it) and the
 // tool calls it makes (--tools).
 #include <cstdio>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,37 +37,21 @@ int RunChat(const std::vector<std::string>& args) {
     std::fputs(FormatHelp(kUsage, kDescription, {{"Chat", kFlags}}).c_str(), stdout);
     return 0;
   }
-  nlohmann::json base = nlohmann::json::object();
-  if (f.GetBool("enable-thinking")) base["chat_template_kwargs"] = {{"enable_thinking", true}};
+  ChatSessionOptions session;
+  if (f.GetBool("enable-thinking")) session.base_body["chat_template_kwargs"] = {{"enable_thinking", true}};
   if (const std::string path = f.GetString("tools"); !path.empty()) {
     auto text = ReadFileToString(path);
     if (!text.ok()) return Fail(2, "--tools: " + text.status().message());
     nlohmann::json tools = nlohmann::json::parse(*text, nullptr, false);
     if (!tools.is_array()) return Fail(2, "--tools: " + path + ": expected a JSON list of tools");
-    base["tools"] = std::move(tools);
+    session.base_body["tools"] = std::move(tools);
   }
+  if (f.IsSet("system-prompt")) session.system_prompt = f.GetString("system-prompt");
+  if (f.IsSet("quick")) session.quick = f.GetString("quick");
+  session.stats = f.GetBool("stats");
   auto target = StartClient(f);
   if (!target.ok()) return Fail(1, target.status().message());
-  SseConnection conn(target->api_key, /*timeout_s=*/0, "gemmad-chat");
-  nlohmann::json conversation = nlohmann::json::array();
-  if (f.IsSet("system-prompt")) conversation.push_back({{"role", "system"}, {"content", f.GetString("system-prompt")}});
-  auto turn = [&](const std::string& message) -> bool {
-    conversation.push_back({{"role", "user"}, {"content", message}});
-    nlohmann::json body = base;
-    body["messages"] = conversation;
-    auto t = StreamChatTurn(conn, *target, std::move(body), stdout);
-    if (!t.ok()) {
-      conversation.erase(conversation.end() - 1);  // the failed message is not part of the history
-      Fail(0, t.status().message());
-      return false;
-    }
-    conversation.push_back({{"role", "assistant"}, {"content", t->content}});
-    if (f.GetBool("stats")) PrintStats(*t, stdout);
-    return true;
-  };
-  std::optional<std::string> quick;
-  if (f.IsSet("quick")) quick = f.GetString("quick");
-  return RunSession("Please enter a message for the chat model:", quick, turn);
+  return RunChatSession(*target, session);
 }
 
 }  // namespace

@@ -119,3 +119,28 @@ def test_errors_are_one_line_and_the_session_goes_on(server):
     assert rc == 2 and "unrecognized arguments: --bogus" in err, err
     rc, out, err = cli(server, "complete", "--max-tokens", "0", "-q", "x")
     assert rc == 2 and "--max-tokens must be at least 1" in err, err
+
+
+def test_run_chats_with_a_model_loaded_in_process(server, tmp_path):
+    """`gemmad run MODEL`: no server of its own to start; the answers come from the model loaded
+    by the `run` process (the test binary, following a script written from this module's server,
+    which renders and tokenizes the same way)."""
+    first = [{"role": "system", "content": "Be brief."}, user("run one")]
+    second = first + [{"role": "assistant", "content": "Loaded here."}, user("run two")]
+    path = tmp_path / "run_script.jsonl"
+    saved, server.script_path = server.script_path, str(path)
+    try:
+        e2e.script_output(server, chat_body(first), "Loaded here." + TURN_END)
+        e2e.script_output(server, chat_body(second), "Still here." + TURN_END)
+    finally:
+        server.script_path = saved
+    env = dict(server.env)
+    env["GEMMAD_TEST_SCRIPTED_OUTPUT"] = str(path)
+    p = subprocess.run([e2e.TESTING_BIN, "run", MODEL, "--system-prompt", "Be brief."], input="run one\nrun two\n",
+                       capture_output=True, text=True, timeout=180, env=env, cwd=e2e.SOURCE_DIR)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == (f"Using model: {MODEL}\nPlease enter a message for the chat model:\n"
+                        "> Loaded here.\n> Still here.\n> \n"), p.stdout
+    # Startup errors are one line with the usage exit code.
+    p = subprocess.run([e2e.BIN, "run", "/no/such/model"], capture_output=True, text=True, timeout=60, env=env)
+    assert p.returncode == 2 and "gemmad run: error:" in p.stderr and p.stderr.count("\n") == 1, p.stderr
