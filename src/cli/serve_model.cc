@@ -18,7 +18,7 @@ Result<ServeModel> LoadServeModel(const ServeOptions& o) {
   ServeModel m;
   io::HubSettings hub = io::HubSettingsFromEnv();
   GEMMAD_ASSIGN_OR_RETURN(m.model_dir, io::ResolveModelPath(o.model, o.revision, hub));
-  GEMMAD_ASSIGN_OR_RETURN(m.source, model::OpenSafetensorsDir(m.model_dir));
+  GEMMAD_ASSIGN_OR_RETURN(m.source, model::OpenSafetensorsDir(m.model_dir, /*show_progress=*/true));
   // The checkpoint's hints, unless --tokenizer names another place.
   const model::TokenizerHints& hints = m.source->tokenizer_hints();
   std::string tokenizer_dir = hints.tokenizer_dir.empty() ? m.model_dir : hints.tokenizer_dir;

@@ -14,8 +14,8 @@
 
 #include "base/files.h"
 #include "base/log.h"
-#include "base/stopwatch.h"
 #include "io/http_client.h"
+#include "io/progress_bar.h"
 #include "io/sha256.h"
 
 namespace gemmad::io {
@@ -57,30 +57,6 @@ uint64_t FileSizeOf(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : UINT64_MAX;
 }
-
-class ProgressBar {
- public:
-  ProgressBar(std::string name, bool enabled) : name_(std::move(name)), enabled_(enabled && ::isatty(2)) {}
-  void Update(uint64_t done, uint64_t total) {
-    if (!enabled_ || (last_.Seconds() < 0.1 && done != total)) return;
-    last_.Reset();
-    double rate = done / std::max(1e-3, start_.Seconds()) / 1e6;
-    if (total > 0) {
-      std::fprintf(stderr, "\r%s: %3d%% %.1f/%.1f MB %.1f MB/s   ", name_.c_str(),
-                   static_cast<int>(100.0 * done / total), done / 1e6, total / 1e6, rate);
-    } else {
-      std::fprintf(stderr, "\r%s: %.1f MB %.1f MB/s   ", name_.c_str(), done / 1e6, rate);
-    }
-  }
-  ~ProgressBar() {
-    if (enabled_) std::fprintf(stderr, "\n");
-  }
-
- private:
-  std::string name_;
-  bool enabled_;
-  Stopwatch start_, last_;
-};
 
 struct RepoListing {
   std::string commit;
@@ -148,8 +124,12 @@ Status FetchFile(const HubSettings& s, std::string_view repo, const std::string&
     HttpRequest get;
     get.url = url;
     get.headers = AuthHeaders(s);
-    ProgressBar bar(file, s.progress);
-    GEMMAD_RETURN_IF_ERROR(DownloadResumable(get, part, 5, [&](uint64_t d, uint64_t t) { bar.Update(d, t); }));
+    ProgressBar bar("Downloading " + file, size == UINT64_MAX ? 0 : size, s.progress, /*bytes=*/true);
+    GEMMAD_RETURN_IF_ERROR(DownloadResumable(get, part, 5, [&](uint64_t d, uint64_t t) {
+      if (t != 0) bar.SetTotal(t);
+      bar.Set(d);
+    }));
+    bar.Finish();
     uint64_t got = FileSizeOf(part);
     if (size != UINT64_MAX && got != size) {
       return DataLossError(file + ": downloaded " + std::to_string(got) + " bytes, expected " + std::to_string(size));

@@ -14,7 +14,8 @@
 
 namespace gemmad::model {
 
-// Opens `dir` (errors name the file and the problem). `show_progress` draws a bar over shards.
+// Opens `dir` (errors name the file and the problem). `show_progress` reports the shards as they
+// open (io/progress_bar.h: a bar on a terminal, log lines elsewhere).
 Result<std::unique_ptr<WeightSource>> OpenSafetensorsDir(const std::string& dir, bool show_progress = false);
 
 // The checkpoint's own chat template in `dir`: chat_template.jinja, else tokenizer_config.json's

@@ -47,3 +47,12 @@ def test_offline_model_not_cached():
     assert rc == 2, out
     assert "HF_HUB_OFFLINE" in out, out
     assert len([l for l in out.strip().splitlines() if "error" in l.lower()]) >= 1
+
+
+def test_loading_progress_reaches_a_service_log():
+    """Issue 28: where stderr is no terminal (a service log), loading reports in log lines."""
+    with e2e.Server([e2e.DEFAULT_REPO], name="progress") as s:
+        log = s.log()
+    assert "Loading safetensors checkpoint shards: 0% (0 of 1)" in log, log
+    assert "Loading safetensors checkpoint shards: done, 100% (1 of 1) in " in log, log
+    assert "\r" not in log

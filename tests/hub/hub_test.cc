@@ -3,16 +3,19 @@
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "base/files.h"
+#include "io/progress_bar.h"
 #include "base/rng.h"
 #include "io/hf_hub.h"
 #include "io/sha256.h"
@@ -114,6 +117,27 @@ TEST_F(HubTest, DownloadsIntoCacheLayoutThenServesFromCache) {
   settings_.offline = true;
   EXPECT_EQ(*ResolveModelPath(kRepo, "main", settings_), Snapshot());
   EXPECT_EQ(*ResolveModelPath(kRepo, kCommit, settings_), Snapshot());
+}
+
+// Outside a terminal (ctest's stderr is a pipe) each download reports in log lines: the file,
+// its size, the rate, and when it is done.
+TEST_F(HubTest, DownloadProgressGoesToTheLogWhenStderrIsNoTerminal) {
+  ASSERT_FALSE(io::ProgressBar::StderrIsTerminal());
+  FakeHub hub(repo_, {"--log", log_});
+  settings_.endpoint = hub.endpoint();
+  settings_.progress = true;
+  ::testing::internal::CaptureStderr();
+  auto dir = ResolveModelPath(kRepo, "main", settings_);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(dir.ok()) << dir.status().ToString();
+  const uint64_t size = std::filesystem::file_size(repo_ + "/model.safetensors");
+  EXPECT_NE(err.find("INFO"), std::string::npos) << err;
+  EXPECT_NE(err.find("Downloading model.safetensors: done, 100% (" + fmt::format("{:.2f}GB of {:.2f}GB", size / 1e9,
+                                                                                  size / 1e9)),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find(" MB/s"), std::string::npos) << err;
+  EXPECT_EQ(err.find('\r'), std::string::npos) << "no terminal bar in a log";
 }
 
 TEST_F(HubTest, OfflineWithoutCacheIsAClearError) {
