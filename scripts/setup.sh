@@ -19,6 +19,7 @@ PACKAGES=(
   libboost-dev libcurl4-openssl-dev libssl-dev
   python3 python3-venv python3-pip curl
   g++-aarch64-linux-gnu qemu-user   # aarch64 NEON kernel parity under qemu (scripts/cross_parity.sh)
+  chromium chromium-driver          # the web chat page's browser test (tests/e2e/test_web_page.py)
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

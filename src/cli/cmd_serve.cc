@@ -70,7 +70,7 @@ int RunServe(const std::vector<std::string>& args) {
   }
   GEMMAD_LOG_INFO("Starting gemmad API server on http://{}:{}", o.host, serving->port());
   GEMMAD_LOG_INFO("Available routes: /v1/chat/completions, /v1/completions, /v1/models, /tokenize, /detokenize, "
-                  "/health, /ping, /version, /metrics");
+                  "/health, /ping, /version, /metrics, / (web chat page)");
   GEMMAD_LOG_INFO("Application startup complete.");
 
   int sig = 0;

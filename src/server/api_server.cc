@@ -6,6 +6,7 @@
 #include "api/misc_serving.h"
 #include "api/request_fields.h"
 #include "server/prometheus.h"
+#include "server/web_chat_page.h"
 
 namespace gemmad::server {
 namespace {
@@ -38,6 +39,10 @@ void AddApiRoutes(Router& router, const api::ServingContext& ctx, std::string ve
   router.Add("POST", "/ping", health);
   router.Add("GET", "/version", [version](const HttpRequest&, Responder& out) {
     out.SendJson(api::DumpJson(api::Json{{"version", version}}));
+  });
+  // The web chat page (no API key needed to load it: it holds no data; its requests carry the key).
+  router.Add("GET", "/", [](const HttpRequest&, Responder& out) {
+    out.Send(200, "text/html; charset=utf-8", std::string(WebChatPage()));
   });
   router.AddPrefix("GET", "/metrics", [c](const HttpRequest&, Responder& out) {
     MetricsLabels labels{c->model_name(), StartUnix(*c)};
