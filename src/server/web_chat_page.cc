@@ -49,7 +49,7 @@ std::string_view WebChatPage() {
 <script>
 "use strict";
 const $ = (id) => document.getElementById(id);
-const history = [];
+const conversation = [];
 let controller = null;
 
 $("api-key").value = localStorage.getItem("gemmad-api-key") || "";
@@ -150,15 +150,15 @@ function onEvent(data, view) {
 }
 
 async function send(text) {
-  history.push({ role: "user", content: text });
+  conversation.push({ role: "user", content: text });
   bubble("user").textContent = text;
-  const messages = $("system").value ? [{ role: "system", content: $("system").value }, ...history] : [...history];
+  const messages = $("system").value ? [{ role: "system", content: $("system").value }, ...conversation] : [...conversation];
   const body = { model: $("model").value, messages, stream: true };
   if ($("temperature").value !== "") body.temperature = Number($("temperature").value);
   if ($("max-tokens").value !== "") body.max_tokens = Number($("max-tokens").value);
   if ($("thinking").checked) body.chat_template_kwargs = { enable_thinking: true };
   if ($("tools").value.trim()) {
-    try { body.tools = JSON.parse($("tools").value); } catch (e) { history.pop(); showError("Tools: " + e.message); return; }
+    try { body.tools = JSON.parse($("tools").value); } catch (e) { conversation.pop(); showError("Tools: " + e.message); return; }
   }
   controller = new AbortController();
   $("send").disabled = true;
@@ -167,7 +167,7 @@ async function send(text) {
   try {
     const r = await fetch("/v1/chat/completions", { method: "POST", headers: headers(), body: JSON.stringify(body),
                                                      signal: controller.signal });
-    if (!r.ok) { history.pop(); showError(await errorText(r)); return; }
+    if (!r.ok) { conversation.pop(); showError(await errorText(r)); return; }
     view = assistantView();
     const reader = r.body.getReader();
     const decoder = new TextDecoder();
@@ -184,11 +184,11 @@ async function send(text) {
         if (data) onEvent(data, view);
       }
     }
-    history.push({ role: "assistant", content: view.content });
+    conversation.push({ role: "assistant", content: view.content });
   } catch (e) {
     if (e.name !== "AbortError") showError(String(e.message || e));
-    if (view) history.push({ role: "assistant", content: view.content });
-    else history.pop();
+    if (view) conversation.push({ role: "assistant", content: view.content });
+    else conversation.pop();
   } finally {
     if (view) view.end();
     controller = null;
@@ -208,7 +208,7 @@ $("message").addEventListener("keydown", (e) => {
   if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); $("form").requestSubmit(); }
 });
 $("stop").addEventListener("click", () => { if (controller) controller.abort(); });
-$("clear").addEventListener("click", () => { history.length = 0; $("messages").innerHTML = ""; });
+$("clear").addEventListener("click", () => { conversation.length = 0; $("messages").innerHTML = ""; });
 loadModels();
 </script>
 </body>
