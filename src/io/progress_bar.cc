@@ -55,7 +55,7 @@ void ProgressBar::LogLine(bool final) {
   std::string what = total_ != 0 ? fmt::format("{}% ({} of {})", static_cast<int>(100.0 * done_ / total_),
                                                Amount(done_, bytes_), Amount(total_, bytes_))
                                  : Amount(done_, bytes_);
-  if (bytes_ && elapsed > 0) what += fmt::format(", {:.1f} MB/s", static_cast<double>(done_) / elapsed / 1e6);
+  if (bytes_ && elapsed > 0 && done_ > 0) what += fmt::format(", {:.1f} MB/s", static_cast<double>(done_) / elapsed / 1e6);
   if (final) {
     GEMMAD_LOG_INFO("{}: done, {} in {}", label_, what, Clock(elapsed));
   } else if (total_ != 0 && done_ > 0) {

@@ -5,8 +5,10 @@
 
 #include <chrono>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "io/progress_bar.h"
 #include "kernels/ops.h"
 
 namespace gemmad::model::gemma4 {
@@ -33,8 +35,12 @@ class Quantizer {
     arena_bytes_ += (static_cast<size_t>(q.SizeBytes()) + kMatrixAlign - 1) / kMatrixAlign * kMatrixAlign;
   }
 
-  Status Run() {
+  Status Run(const std::string& label) {
     GEMMAD_ASSIGN_OR_RETURN(io::HugePageBuffer arena, io::HugePageBuffer::Allocate(arena_bytes_));
+    uint64_t total = 0;
+    for (const auto& p : planned_) total += static_cast<uint64_t>(p.view->SizeBytes());
+    // Minutes for the large models: a bar on a terminal, log lines in a service log.
+    io::ProgressBar progress(label, total, /*enabled=*/true, /*bytes=*/true);
     for (const auto& [v, offset] : planned_) {
       tensor::TensorView q = *v;
       q.dtype = dtype_;
@@ -43,8 +49,10 @@ class Quantizer {
       report_.bytes_before += v->SizeBytes();
       report_.bytes_after += q.SizeBytes();
       ++report_.num_quantized;
+      progress.Advance(static_cast<uint64_t>(v->SizeBytes()));
       *v = q;
     }
+    progress.Finish();
     report_.huge_page_bytes = arena.HugePageBytes();
     w_->owned_bytes.push_back(std::move(arena));
     return OkStatus();
@@ -100,7 +108,7 @@ Result<QuantizationReport> QuantizeModelWeights(WeightQuantization q, const kern
   Quantizer z(q == WeightQuantization::kInt8 ? tensor::DType::kQ8R : tensor::DType::kQ4_0, exec, w);
   // The LM head gets its own copy; the embedding rows stay as stored for the gather.
   for (tensor::TensorView* v : StreamedMatrices(w)) z.Plan(v);
-  GEMMAD_RETURN_IF_ERROR(z.Run());
+  GEMMAD_RETURN_IF_ERROR(z.Run(fmt::format("Quantizing weights (--quantization {})", WeightQuantizationName(q))));
   z.report().seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return z.report();
 }
