@@ -39,6 +39,9 @@ def test_quantized_server_stays_close(reference, method, max_kl):
         assert chat.choices[0].finish_reason == "length"
         log = s.log()
     assert f"--quantization {method}:" in log and "matrices quantized" in log and "on huge pages" in log, log
+    # A service log (no terminal) follows the conversion in progress lines (issue 28).
+    assert f"Quantizing weights (--quantization {method}): 0% (" in log, log
+    assert f"Quantizing weights (--quantization {method}): done, 100% (" in log and " MB/s in " in log, log
     first_agree = 0
     for (ref_ids, ref_top), (ids, top) in zip(reference, got):
         first_agree += ref_ids[0] == ids[0]
