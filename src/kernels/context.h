@@ -17,7 +17,9 @@ class ThreadPool;
 struct ExecContext {
   ThreadPool* pool = nullptr;        // CPU workers to spread an op over (nullptr = the calling thread)
   const Backend* backend = nullptr;  // nullptr = the CPU backend (CpuBackend())
-  Allocator* scratch = nullptr;      // step scratch (nullptr = the backend's allocator)
+  // Step scratch (nullptr = the backend's allocator). A model keeps the scratch of its last step
+  // until its next one or its end, so this allocator must outlive the model it is used with.
+  Allocator* scratch = nullptr;
 };
 
 // The context's backend: *ctx.backend, or the CPU backend when unset.

@@ -47,8 +47,8 @@ std::unique_ptr<Model> T3(const std::string& tag) {
 }
 
 TEST(ExecContext, StepScratchComesFromTheContextAndOnlyGrows) {
+  CountingAllocator scratch;  // declared first: the model's step buffers are freed into it at the end
   auto model = T3("scratch");
-  CountingAllocator scratch;
   const kernels::ExecContext exec{nullptr, &kernels::CpuBackend(), &scratch};
   testing::SequenceRunner r(*model, 4, 32, exec);
   const std::vector<int32_t> prompt = {2, 5, 9, 11, 3, 7, 8, 1};
