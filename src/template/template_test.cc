@@ -119,9 +119,10 @@ void* RenderWorstCases(void* result) {
   return nullptr;
 }
 
-// AddressSanitizer's redzones make every frame several times larger: the 1 MiB promise is about
-// the shipped build, so a sanitized build checks the same cases with proportionally more stack.
-#if defined(__SANITIZE_ADDRESS__)
+// AddressSanitizer's redzones (and ThreadSanitizer's instrumentation) make every frame several
+// times larger: the 1 MiB promise is about the shipped build, so a sanitized build checks the
+// same cases with proportionally more stack.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 constexpr size_t kWorstCaseStackBytes = size_t{4} << 20;
 #else
 constexpr size_t kWorstCaseStackBytes = size_t{1} << 20;
