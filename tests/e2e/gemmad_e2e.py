@@ -282,6 +282,16 @@ def assert_still_serving(server):
     assert json.loads(body)["usage"]["completion_tokens"] == 2
 
 
+def chat_body(model, messages, tools=None, thinking=False):
+    """A chat request as the clients send it: messages, plus tools and enable_thinking when asked."""
+    body = {"model": model, "messages": messages}
+    if tools:
+        body["tools"] = tools
+    if thinking:
+        body["chat_template_kwargs"] = {"enable_thinking": True}
+    return body
+
+
 def script_output(server, body, text, prompt=None):
     """TEST-ONLY seam (gemmad-testing with GEMMAD_TEST_SCRIPTED_OUTPUT=server.script_path): makes
     the request `body` (a chat request: model, messages, tools, chat_template_kwargs) or, with

@@ -38,12 +38,7 @@ def cli(server, *args, stdin=None, url=None):
 
 
 def chat_body(messages, tools=None, thinking=False):
-    body = {"model": MODEL, "messages": messages}
-    if tools:
-        body["tools"] = tools
-    if thinking:
-        body["chat_template_kwargs"] = {"enable_thinking": True}
-    return body
+    return e2e.chat_body(MODEL, messages, tools, thinking)
 
 
 def user(text):

@@ -45,20 +45,8 @@ def browser():
 
 
 def script(server, messages, text, thinking=False, tools=None):
-    body = {"model": MODEL, "messages": messages}
-    if tools:
-        body["tools"] = tools
-    if thinking:
-        body["chat_template_kwargs"] = {"enable_thinking": True}
-    status, _, data = e2e.http("POST", server.base_url + "/tokenize", body, headers={"Authorization": "Bearer " + KEY})
-    assert status == 200, data
-    prompt = json.loads(data)["tokens"]
-    status, _, data = e2e.http("POST", server.base_url + "/tokenize",
-                               {"model": MODEL, "prompt": text, "add_special_tokens": False},
-                               headers={"Authorization": "Bearer " + KEY})
-    assert status == 200, data
-    with open(server.script_path, "a") as f:
-        f.write(json.dumps({"prompt_ids": prompt, "token_ids": json.loads(data)["tokens"]}) + "\n")
+    """The chat request the page sends for `messages` generates `text` (/tokenize needs no key)."""
+    e2e.script_output(server, e2e.chat_body(MODEL, messages, tools, thinking), text)
 
 
 def wait(browser, condition, timeout=30):
