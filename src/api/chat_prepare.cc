@@ -134,7 +134,7 @@ std::optional<ApiError> PrepareChat(const ServingContext& ctx, const ApiCall& ca
       shown.resize(static_cast<size_t>(*ctx.options.max_log_len));
     }
     GEMMAD_LOG_INFO("Received request {}: prompt: {:?}, prompt_token_ids: {} tokens, max_tokens: {}",
-                    out->request_id, shown, out->prompt_ids.size(), out->sampling.params.max_tokens.value_or(0));
+                    out->request_id, shown, out->prompt_ids.size(), out->sampling.params().max_tokens.value_or(0));
   }
   return std::nullopt;
 }

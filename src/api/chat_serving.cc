@@ -196,7 +196,7 @@ void ServeChat(const ServingContext& ctx, const ApiCall& call, ResponseSink& sin
   if (auto e = PrepareChat(ctx, call, &p)) return sink.SendError(*e);
   TextParams text = p.sampling.text;
   std::vector<std::unique_ptr<ChoiceState>> choices;
-  for (int32_t i = 0; i < p.sampling.params.n; ++i) {
+  for (int32_t i = 0; i < p.sampling.params().n; ++i) {
     std::unique_ptr<ChatOutput> output;
     if (auto e = ChatOutput::Make(ctx, p.request, p.prompt_text, &output)) return sink.SendError(*e);
     // The parsers read protocol markers: special tokens stay in the text (vLLM forces this).

@@ -78,7 +78,7 @@ std::optional<ApiError> Prepare(const ServingContext& ctx, const ApiCall& call, 
     if (auto e = BuildSampling(s, &p.sampling)) return e;
     c->prompts.push_back(std::move(p));
   }
-  c->n = c->prompts.front().sampling.params.n;
+  c->n = c->prompts.front().sampling.params().n;
   ConstraintInputs ci;
   ci.body = &body;
   ci.cancelled = call.client_gone;

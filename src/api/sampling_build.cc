@@ -48,7 +48,7 @@ std::vector<std::vector<int32_t>> BadWordIds(const std::vector<std::string>& wor
 std::optional<ApiError> BuildSampling(const SamplingInputs& in, BuiltSampling* out) {
   const SamplingRequest& r = *in.request;
   const GenerationDefaults& d = *in.defaults;
-  sample::SamplingParams& p = out->params;
+  sample::SamplingParams p;
   for (const std::string& s : r.stop) {
     if (s.empty()) return ApiError::BadRequest("stop cannot contain an empty string.", "stop");
   }
@@ -107,9 +107,8 @@ std::optional<ApiError> BuildSampling(const SamplingInputs& in, BuiltSampling* o
     const Status& s = valid.status();
     return ApiError::FromStatus(s);
   }
-  out->params = valid->sampling();
   out->request.emplace(std::move(*valid));
-  const sample::SamplingParams& v = out->params;
+  const sample::SamplingParams& v = out->params();
 
   TextParams& t = out->text;
   t.stop = r.stop;

@@ -30,10 +30,11 @@ struct TextParams {
 };
 
 struct BuiltSampling {
-  // The request as the engine admitted it (engine::ValidateRequest): its sampling parameters,
-  // normalised and with max_tokens resolved, are copied into `params` for the API's own use.
+  // The request as the engine admitted it (engine::ValidateRequest).
   std::optional<engine::ValidatedRequest> request;
-  sample::SamplingParams params;
+  // Its sampling parameters, normalised and with max_tokens resolved (valid until the request is
+  // moved out to be submitted).
+  const sample::SamplingParams& params() const { return request->sampling(); }
   TextParams text;
 };
 

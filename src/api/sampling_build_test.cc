@@ -34,8 +34,7 @@ std::optional<ApiError> MaxTokens(std::optional<int64_t> requested, int prompt_l
   BuiltSampling out;
   auto e = BuildSampling(in, &out);
   if (!e) {
-    *v = out.params.max_tokens.value_or(-1);
-    EXPECT_EQ(out.request->sampling().max_tokens, out.params.max_tokens);
+    *v = out.params().max_tokens.value_or(-1);
   }
   return e;
 }
@@ -141,15 +140,15 @@ TEST(BuildSamplingTest, RequestBeatsModelDefaultsBeatsVllmDefaults) {
   SamplingInputs in{&r, &d, &limits, nullptr, &prompt, std::nullopt, std::nullopt};
   BuiltSampling out;
   ASSERT_FALSE(BuildSampling(in, &out));
-  EXPECT_FLOAT_EQ(out.params.temperature, 0.2f);
-  EXPECT_EQ(out.params.top_k, 64);
-  EXPECT_FLOAT_EQ(out.params.top_p, 1.0f);
-  EXPECT_EQ(out.params.max_tokens, 90);
-  EXPECT_EQ(out.params.stop_token_ids, (std::vector<int32_t>{5, 106}));
+  EXPECT_FLOAT_EQ(out.params().temperature, 0.2f);
+  EXPECT_EQ(out.params().top_k, 64);
+  EXPECT_FLOAT_EQ(out.params().top_p, 1.0f);
+  EXPECT_EQ(out.params().max_tokens, 90);
+  EXPECT_EQ(out.params().stop_token_ids, (std::vector<int32_t>{5, 106}));
   r.ignore_eos = true;
   out = BuiltSampling{};
   ASSERT_FALSE(BuildSampling(in, &out));
-  EXPECT_EQ(out.params.stop_token_ids, (std::vector<int32_t>{5}));
+  EXPECT_EQ(out.params().stop_token_ids, (std::vector<int32_t>{5}));
   r.stop_token_ids = {5000};
   out = BuiltSampling{};
   auto e = BuildSampling(in, &out);
