@@ -6,6 +6,8 @@
 
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
+#include <sys/socket.h>
 #include <mutex>
 
 #include "base/log.h"
@@ -18,9 +20,41 @@ void GlobalInit() {
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
+// The body sink of HttpFetch: stops (returns short, which aborts the transfer) past the limit.
+struct BodySink {
+  std::string* body;
+  uint64_t max_bytes;  // 0 = unbounded
+  bool too_large = false;
+};
+
 size_t AppendBody(char* ptr, size_t size, size_t n, void* userdata) {
-  static_cast<std::string*>(userdata)->append(ptr, size * n);
+  auto* sink = static_cast<BodySink*>(userdata);
+  if (sink->max_bytes != 0 && sink->body->size() + size * n > sink->max_bytes) {
+    sink->too_large = true;
+    return 0;
+  }
+  sink->body->append(ptr, size * n);
   return size * n;
+}
+
+// CURLOPT_OPENSOCKETFUNCTION: the request's address policy, applied to every connection.
+struct AddressGate {
+  const std::function<bool(const sockaddr*)>* allow;
+  bool refused = false;
+};
+
+curl_socket_t OpenSocket(void* userdata, curlsocktype, curl_sockaddr* address) {
+  auto* gate = static_cast<AddressGate*>(userdata);
+  if (*gate->allow && !(*gate->allow)(&address->addr)) {
+    gate->refused = true;
+    return CURL_SOCKET_BAD;
+  }
+  return ::socket(address->family, address->socktype, address->protocol);
+}
+
+int OnCancelPoll(void* p, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* cancelled = static_cast<const std::function<bool()>*>(p);
+  return (*cancelled && (*cancelled)()) ? 1 : 0;
 }
 
 size_t CollectHeader(char* buf, size_t size, size_t n, void* userdata) {
@@ -59,8 +93,21 @@ void Configure(CurlHandle& c, const HttpRequest& req) {
   curl_easy_setopt(c.h, CURLOPT_LOW_SPEED_TIME, req.low_speed_timeout_s);
   curl_easy_setopt(c.h, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c.h, CURLOPT_USERAGENT, "gemmad/0.1");
+  // Python's ssl (so vLLM's and huggingface_hub's clients) honours SSL_CERT_FILE; so do we.
+  if (const char* ca = std::getenv("SSL_CERT_FILE"); ca != nullptr && *ca != '\0') {
+    curl_easy_setopt(c.h, CURLOPT_CAINFO, ca);
+  }
   for (const auto& h : req.headers) c.list = curl_slist_append(c.list, h.c_str());
   if (c.list != nullptr) curl_easy_setopt(c.h, CURLOPT_HTTPHEADER, c.list);
+  if (req.total_timeout_ms > 0) curl_easy_setopt(c.h, CURLOPT_TIMEOUT_MS, req.total_timeout_ms);
+  if (req.max_redirects >= 0) curl_easy_setopt(c.h, CURLOPT_MAXREDIRS, req.max_redirects);
+  if (req.max_body_bytes > 0) {
+    curl_easy_setopt(c.h, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(req.max_body_bytes));
+  }
+  if (req.web_protocols_only) {
+    curl_easy_setopt(c.h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c.h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  }
 }
 
 struct ProgressCtx {
@@ -82,28 +129,68 @@ uint64_t FileSize(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
 }
 
-}  // namespace
-
-Result<HttpResponse> HttpFetch(const HttpRequest& req, bool head_only) {
+Result<HttpResponse> FetchOnce(const HttpRequest& req, bool head_only, std::string* redirect_to) {
   GlobalInit();
   CurlHandle c;
   if (c.h == nullptr) return InternalError("curl_easy_init failed");
   Configure(c, req);
   HttpResponse resp;
   if (head_only) curl_easy_setopt(c.h, CURLOPT_NOBODY, 1L);
+  BodySink sink{&resp.body, req.max_body_bytes};
   curl_easy_setopt(c.h, CURLOPT_WRITEFUNCTION, &AppendBody);
-  curl_easy_setopt(c.h, CURLOPT_WRITEDATA, &resp.body);
+  curl_easy_setopt(c.h, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(c.h, CURLOPT_HEADERFUNCTION, &CollectHeader);
   curl_easy_setopt(c.h, CURLOPT_HEADERDATA, &resp.headers);
+  AddressGate gate{&req.allow_address};
+  if (req.allow_address) {
+    curl_easy_setopt(c.h, CURLOPT_OPENSOCKETFUNCTION, &OpenSocket);
+    curl_easy_setopt(c.h, CURLOPT_OPENSOCKETDATA, &gate);
+  }
+  if (req.cancelled) {
+    curl_easy_setopt(c.h, CURLOPT_XFERINFOFUNCTION, &OnCancelPoll);
+    curl_easy_setopt(c.h, CURLOPT_XFERINFODATA, &req.cancelled);
+    curl_easy_setopt(c.h, CURLOPT_NOPROGRESS, 0L);
+  }
   CURLcode rc = curl_easy_perform(c.h);
   if (rc != CURLE_OK) {
+    if (sink.too_large || rc == CURLE_FILESIZE_EXCEEDED) {
+      return ResourceExhaustedError("the response is larger than " + std::to_string(req.max_body_bytes) + " bytes");
+    }
+    if (gate.refused) return PermissionDeniedError("the address it resolves to is not allowed");
+    if (rc == CURLE_ABORTED_BY_CALLBACK) return CancelledError("the transfer was cancelled");
+    if (rc == CURLE_OPERATION_TIMEDOUT) {
+      return DeadlineExceededError("timed out after " + std::to_string(req.total_timeout_ms) + " ms");
+    }
+    if (rc == CURLE_TOO_MANY_REDIRECTS) return UnavailableError("too many redirects");
+    if (rc == CURLE_UNSUPPORTED_PROTOCOL) return InvalidArgumentError("unsupported protocol (http and https only)");
     return UnavailableError("cannot reach " + req.url + ": " + curl_easy_strerror(rc));
   }
   curl_easy_getinfo(c.h, CURLINFO_RESPONSE_CODE, &resp.status);
+  char* next = nullptr;
+  if (redirect_to != nullptr && curl_easy_getinfo(c.h, CURLINFO_REDIRECT_URL, &next) == CURLE_OK && next != nullptr) {
+    *redirect_to = next;
+  }
   char* eff = nullptr;
   curl_easy_getinfo(c.h, CURLINFO_EFFECTIVE_URL, &eff);
   if (eff != nullptr) resp.effective_url = eff;
   return resp;
+}
+
+}  // namespace
+
+Result<HttpResponse> HttpFetch(const HttpRequest& req, bool head_only) {
+  if (!req.allow_redirect || !req.follow_redirects) return FetchOnce(req, head_only, nullptr);
+  HttpRequest hop = req;
+  hop.follow_redirects = false;
+  const long max_hops = req.max_redirects >= 0 ? req.max_redirects : 5;
+  for (long redirects = 0;; ++redirects) {
+    std::string next;
+    auto resp = FetchOnce(hop, head_only, &next);
+    if (!resp.ok() || next.empty() || resp->status < 300 || resp->status >= 400) return resp;
+    if (redirects == max_hops) return UnavailableError("too many redirects");
+    if (!req.allow_redirect(next)) return PermissionDeniedError("a redirect leads to a URL that is not allowed");
+    hop.url = std::move(next);
+  }
 }
 
 Status DownloadResumable(const HttpRequest& req, const std::string& path, int max_attempts,

@@ -10,6 +10,8 @@
 
 #include "base/result.h"
 
+struct sockaddr;
+
 namespace gemmad::io {
 
 struct HttpResponse {
@@ -25,6 +27,18 @@ struct HttpRequest {
   bool follow_redirects = true;
   long connect_timeout_s = 10;
   long low_speed_timeout_s = 60;  // abort when below 1 byte/s for this long
+  // Bounds for untrusted URLs (media); 0 / empty = unbounded, as for hub downloads.
+  uint64_t max_body_bytes = 0;       // larger bodies (declared or received) fail with kResourceExhausted
+  long total_timeout_ms = 0;         // the whole transfer, redirects included
+  long max_redirects = -1;           // -1: libcurl's default
+  bool web_protocols_only = false;   // http and https only, on the first hop and on every redirect
+  // Called with every address libcurl is about to connect to (after DNS, on each hop); false
+  // refuses the connection (kPermissionDenied).
+  std::function<bool(const sockaddr*)> allow_address;
+  std::function<bool()> cancelled;   // polled during the transfer; true aborts it (kCancelled)
+  // When set, redirects are followed one hop at a time (at most max_redirects, default 5) and
+  // each target URL must pass it (kPermissionDenied otherwise), e.g. a domain allow-list.
+  std::function<bool(const std::string& url)> allow_redirect;
 };
 
 // GET (or HEAD when head_only) into memory. Network failures are kUnavailable.
