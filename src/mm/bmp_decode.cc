@@ -90,18 +90,22 @@ void UnpackRow(const BmpLayout& layout, const uint8_t* in, uint8_t* out) {
 
 uint64_t RowOf(const BmpLayout& layout, uint64_t i) { return layout.top_down ? i : layout.height - 1 - i; }
 
-Status DecodeRaw(std::span<const uint8_t> bytes, const BmpLayout& layout, Image* image) {
+// Ok when the file holds every stored row PIL's raw decoder reads (checked before allocating).
+Status CheckRawData(std::span<const uint8_t> bytes, const BmpLayout& layout) {
   const uint64_t row_bytes = (layout.width * UnpackBits(layout.raw) + 7) / 8;
   // PIL's raw decoder refuses a stride shorter than the unpacker's row (e.g. a 4-bit file whose
   // gray-ramp palette makes PIL read it as 8-bit L).
   if (layout.stride < row_bytes) return CorruptError("BMP", "rows shorter than the pixel format");
   const uint64_t need = layout.stride * (layout.height - 1) + row_bytes;
   if (layout.data_offset > bytes.size() || bytes.size() - layout.data_offset < need) return TruncatedError("BMP");
+  return OkStatus();
+}
+
+void DecodeRaw(std::span<const uint8_t> bytes, const BmpLayout& layout, Image* image) {
   const uint8_t* data = bytes.data() + layout.data_offset;
   for (uint64_t i = 0; i < layout.height; ++i) {
     UnpackRow(layout, data + i * layout.stride, image->rgb.data() + RowOf(layout, i) * layout.width * 3);
   }
-  return OkStatus();
 }
 
 // PIL's BmpRleDecoder.decode, step for step (including its quirks: the delta escape reads two
@@ -109,8 +113,7 @@ Status DecodeRaw(std::span<const uint8_t> bytes, const BmpLayout& layout, Image*
 // result is one linear run of indices that may overshoot the image).
 Status DecodeRle(std::span<const uint8_t> bytes, const BmpLayout& layout, Image* image) {
   const uint64_t w = layout.width, dest = layout.width * layout.height;
-  std::vector<uint8_t> data;
-  data.reserve(dest);
+  std::vector<uint8_t> data;  // grows with what the stream produces (at most dest + 255)
   uint64_t pos = layout.data_offset, x = 0;
   const uint64_t size = bytes.size();
   auto take = [&](uint64_t n) {  // like fd.read(n): what is there, and the position moves past it
@@ -171,9 +174,15 @@ Status DecodeRle(std::span<const uint8_t> bytes, const BmpLayout& layout, Image*
 Result<Image> DecodeBmp(std::span<const uint8_t> bytes, const ImageDecodeLimits& limits) {
   GEMMAD_ASSIGN_OR_RETURN(BmpLayout layout, ParseBmpLayout(bytes));
   if (Status s = CheckDimensions("BMP", layout.width, layout.height, limits); !s.ok()) return s;
+  if (!layout.rle) {
+    if (Status s = CheckRawData(bytes, layout); !s.ok()) return s;
+  }
   Image image = NewImage(layout.width, layout.height);
-  Status s = layout.rle ? DecodeRle(bytes, layout, &image) : DecodeRaw(bytes, layout, &image);
-  if (!s.ok()) return s;
+  if (layout.rle) {
+    if (Status s = DecodeRle(bytes, layout, &image); !s.ok()) return s;
+  } else {
+    DecodeRaw(bytes, layout, &image);
+  }
   return image;
 }
 
