@@ -17,6 +17,7 @@ PACKAGES=(
   cmake ninja-build g++ pkg-config git
   libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libboost-dev libcurl4-openssl-dev libssl-dev
+  libjpeg62-turbo-dev libpng-dev libwebp-dev libgif-dev   # image decoding (src/mm, docs/media.md)
   python3 python3-venv python3-pip curl
   g++-aarch64-linux-gnu qemu-user   # aarch64 NEON kernel parity under qemu (scripts/cross_parity.sh)
   chromium chromium-driver          # the web chat page's browser test (tests/e2e/test_web_page.py)
