@@ -2,6 +2,7 @@
 // alpha already resolved the way vLLM does it (multimodal.md §2.1). Plain data.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
