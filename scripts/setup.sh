@@ -17,6 +17,7 @@ PACKAGES=(
   cmake ninja-build g++ pkg-config git
   libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libboost-dev libcurl4-openssl-dev libssl-dev
+  libavformat-dev libavcodec-dev libavutil-dev libswscale-dev   # video decoding (src/mm/video_*)
   python3 python3-venv python3-pip curl
   g++-aarch64-linux-gnu qemu-user   # aarch64 NEON kernel parity under qemu (scripts/cross_parity.sh)
   chromium chromium-driver          # the web chat page's browser test (tests/e2e/test_web_page.py)
