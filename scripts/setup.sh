@@ -18,6 +18,7 @@ PACKAGES=(
   libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libboost-dev libcurl4-openssl-dev libssl-dev
   libjpeg62-turbo-dev libpng-dev libwebp-dev libgif-dev   # image decoding (src/mm, docs/media.md)
+  libavformat-dev libavcodec-dev libavutil-dev libswscale-dev   # video decoding (src/mm/video_*)
   python3 python3-venv python3-pip curl
   g++-aarch64-linux-gnu qemu-user   # aarch64 NEON kernel parity under qemu (scripts/cross_parity.sh)
   chromium chromium-driver          # the web chat page's browser test (tests/e2e/test_web_page.py)
