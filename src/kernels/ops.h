@@ -94,9 +94,11 @@ void KvCacheWrite(const ExecContext& ctx, const TensorView& k, const TensorView&
                   const TensorView& slots, const TensorView& k_cache, const TensorView& v_cache);
 
 // The sequences (kernels/attention_sequence.h) say where each one's rows and keys are.
-// Causal attention of every query row over its sequence's cached keys [lo, qi], where qi is the
-// row's key index and lo = 0 (window == 0) or max(0, qi - window + 1). Keys below lo are never
-// read, so their blocks may be freed (-1). GQA: query head h reads KV head h / (nH / nkv).
+// Attention of every query row over its sequence's cached keys [lo, hi], where qi is the row's
+// key index, lo = 0 (window == 0) or max(0, qi - window + 1), and hi = qi (causal) or, with the
+// sequence's key_end, key_end[row] - 1 >= qi (later keys too: the window bounds past keys only).
+// Keys below lo are never read, so their blocks may be freed (-1). GQA: query head h reads KV
+// head h / (nH / nkv).
 // Online softmax in fp32. q, out: [n, num_heads, head_dim] f32 (must not alias).
 void PagedAttention(const ExecContext& ctx, const TensorView& q, const TensorView& k_cache,
                     const TensorView& v_cache, std::span<const AttentionSequence> sequences,

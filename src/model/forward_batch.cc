@@ -76,8 +76,12 @@ Status ValidateForwardBatch(const ForwardBatch& batch, const KvCacheSpec& spec,
       }
     }
     GEMMAD_RETURN_IF_ERROR(ValidateTables(sq, s, spec, num_blocks));
+    int64_t span_floor = 0;
     for (const auto& span : sq.bidirectional_spans) {
-      if (span.begin < 0 || span.end <= span.begin) return Bad(s, "empty or negative bidirectional span");
+      if (span.begin < span_floor || span.end <= span.begin) {
+        return Bad(s, "bidirectional spans must be non-empty, non-negative, ascending and disjoint");
+      }
+      span_floor = span.end;
     }
   }
   int64_t prev_end = 0;

@@ -41,7 +41,8 @@ struct SequenceInBatch {
   std::vector<int32_t> logit_offsets;
   // Per KV group: logical block -> physical block id (entries below the live window: any value).
   std::vector<std::vector<int32_t>> block_tables;
-  // Bidirectional spans of this sequence (whole spans, even where the step covers part).
+  // Bidirectional spans of this sequence, ascending and disjoint (whole spans, even where the step
+  // covers part; the model reads them only if its config asks for vision blocks).
   std::vector<BidirectionalSpan> bidirectional_spans;
 };
 

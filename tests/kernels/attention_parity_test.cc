@@ -1,6 +1,7 @@
 // Parity of KvCacheWrite + PagedAttention with the contiguous reference attention: several
 // sequences in one batch (prefill chunks and decode rows), shuffled physical blocks, sliding
-// windows with freed (-1) blocks below the window, GQA, fp32 and bf16 caches.
+// windows with freed (-1) blocks below the window, GQA, fp32 and bf16 caches, and rows that read
+// later keys of their bidirectional span (AttentionSequence::key_end).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,7 +23,24 @@ using testing::View;
 struct SeqSpec {
   int64_t first;  // keys already cached
   int64_t count;  // new query rows
+  // Bidirectional spans [begin, end) in key indices, ascending and disjoint, each ending inside
+  // the step (end <= first + count): a row inside one also reads the span's later keys.
+  std::vector<std::pair<int64_t, int64_t>> spans = {};
 };
+
+// key_end of each new row of `s` (empty when it has no spans: the causal default, null).
+std::vector<int64_t> KeyEnds(const SeqSpec& s) {
+  if (s.spans.empty()) return {};
+  std::vector<int64_t> ends(static_cast<size_t>(s.count));
+  for (int64_t t = 0; t < s.count; ++t) {
+    const int64_t j = s.first + t;
+    ends[t] = j + 1;
+    for (const auto& [b, e] : s.spans) {
+      if (j >= b && j < e) ends[t] = e;
+    }
+  }
+  return ends;
+}
 
 // Every row is also recomputed alone (as a decode step would see it) and must match its batched
 // result bit for bit. q_scale widens the score range (most softmax weights underflow at 50); the
@@ -43,6 +61,7 @@ void RunCase(const ExecContext& ctx, DType cache_dtype, int64_t window, int64_t 
   auto v_cache = View(vc.data() + 2, cache_dtype, {total_blocks, block_size, kv_heads, d});
 
   std::vector<std::vector<int32_t>> tables;
+  std::vector<std::vector<int64_t>> key_ends;
   std::vector<std::vector<float>> keys, values;  // per sequence, all keys [T, kv_heads, d]
   std::vector<AttentionSequence> seqs;
   int64_t next_block = 0, num_rows = 0;
@@ -72,6 +91,7 @@ void RunCase(const ExecContext& ctx, DType cache_dtype, int64_t window, int64_t 
     tables.push_back(std::move(table));
     keys.push_back(std::move(k));
     values.push_back(std::move(v));
+    key_ends.push_back(KeyEnds(s));
     seqs.push_back({num_rows, s.count, s.first, nullptr, nb});
     num_rows += s.count;
   }
@@ -80,6 +100,7 @@ void RunCase(const ExecContext& ctx, DType cache_dtype, int64_t window, int64_t 
   std::vector<int64_t> new_slots;
   for (size_t i = 0; i < specs.size(); ++i) {
     seqs[i].block_table = tables[i].data();
+    seqs[i].key_end = key_ends[i].empty() ? nullptr : key_ends[i].data();
     for (int64_t t = 0; t < specs[i].count; ++t) {
       const int64_t j = specs[i].first + t;
       new_k.insert(new_k.end(), keys[i].begin() + j * row, keys[i].begin() + (j + 1) * row);
@@ -99,7 +120,8 @@ void RunCase(const ExecContext& ctx, DType cache_dtype, int64_t window, int64_t 
   std::vector<float> alone(static_cast<size_t>(heads * d));
   for (const AttentionSequence& sq : seqs) {
     for (int64_t t = 0; t < sq.num_tokens; ++t) {
-      const AttentionSequence one{0, 1, sq.first_kv_index + t, sq.block_table, sq.block_table_size};
+      const AttentionSequence one{0, 1, sq.first_kv_index + t, sq.block_table, sq.block_table_size,
+                                  sq.key_end == nullptr ? nullptr : sq.key_end + t};
       const float* qrow = q.data() + (sq.token_begin + t) * heads * d;
       PagedAttention(ctx, View(const_cast<float*>(qrow), DType::kF32, {1, heads, d}), k_cache, v_cache,
                      std::span<const AttentionSequence>(&one, 1), window, 0.7f,
@@ -115,7 +137,8 @@ void RunCase(const ExecContext& ctx, DType cache_dtype, int64_t window, int64_t 
     for (int64_t t = 0; t < specs[i].count; ++t) q_index[t] = specs[i].first + t;
     std::vector<float> want(static_cast<size_t>(specs[i].count * heads * d));
     reference::Attention(q.data() + seqs[i].token_begin * heads * d, specs[i].count, heads, keys[i].data(),
-                         values[i].data(), t_all, kv_heads, d, q_index.data(), window, 0.7f, want.data());
+                         values[i].data(), t_all, kv_heads, d, q_index.data(), seqs[i].key_end, window, 0.7f,
+                         want.data());
     testing::ExpectClose(out.data() + seqs[i].token_begin * heads * d, want.data(), specs[i].count * heads * d,
                          2e-5 * q_scale, 2e-5 * q_scale, "sequence " + std::to_string(i));
   }
@@ -160,6 +183,72 @@ TEST(KernelParity, PagedAttentionLongSequencesEveryTable) {
 TEST(KernelParity, PagedAttentionWideScoreRange) {
   for (int64_t window : {0, 30}) {
     RunCase(ExecContext{}, DType::kF32, window, 16, 4, 1, 64, {{0, 90}, {40, 2}}, 60 + window, 50.0f);
+  }
+}
+
+// Rows inside bidirectional spans (key_end): spans longer than the window and than the kernel's
+// 64-key chunk, a step that starts inside a span (its earlier keys cached, some below the window
+// freed), adjacent spans, a span ending on the step's last row, a one-token span, and sequences
+// without spans (key_end null) in the same batch.
+TEST(KernelParity, PagedAttentionBidirectionalSpans) {
+  ThreadPool pool(2);
+  const std::vector<SeqSpec> batch = {{0, 90, {{3, 80}}},
+                                      {10, 20, {{5, 17}, {18, 25}, {26, 30}}},
+                                      {40, 1},
+                                      {30, 12, {{33, 34}}},
+                                      {7, 9, {{12, 16}}},
+                                      {0, 5}};
+  for (ExecContext ctx : {ExecContext{}, ExecContext{&pool}}) {
+    for (DType dt : {DType::kF32, DType::kBF16}) {
+      for (int64_t window : {0, 3, 8, 100}) {
+        for (int64_t block_size : {4, 16}) {
+          SCOPED_TRACE(::testing::Message() << "window " << window << " block " << block_size);
+          RunCase(ctx, dt, window, block_size, 4, 2, 16, batch, 70 + window);
+          RunCase(ctx, dt, window, block_size, 3, 1, 33, batch, 80 + window);
+        }
+      }
+    }
+  }
+  testing::ForEachKernelTable([&](const CpuKernelTable&) {
+    RunCase(ExecContext{&pool}, DType::kF32, 8, 16, 8, 1, 40, {{0, 150, {{2, 140}}}, {100, 40, {{90, 139}}}}, 90);
+  });
+}
+
+// The scalar reference's mask, exactly: with q = 0 every visible key has the same weight, so the
+// output is the mean of the visible keys' values; values (j, j^2) pin down the visible range.
+// A row inside a span [b, e) sees [max(qi - W + 1, 0), e - 1]: later keys of its span at any
+// distance, past keys (its span's too) only within the window.
+TEST(KernelParity, ReferenceAttentionSpanMask) {
+  const int64_t n = 20;
+  std::vector<float> q(static_cast<size_t>(n), 0.0f), k(static_cast<size_t>(n), 1.0f), v(static_cast<size_t>(2 * n));
+  for (int64_t j = 0; j < n; ++j) {
+    v[2 * j] = static_cast<float>(j);
+    v[2 * j + 1] = static_cast<float>(j * j);
+  }
+  std::vector<int64_t> q_index(static_cast<size_t>(n)), key_end(static_cast<size_t>(n));
+  for (int64_t t = 0; t < n; ++t) {
+    q_index[t] = t;
+    key_end[t] = (t >= 4 && t < 17) ? 17 : t + 1;  // one span [4, 17)
+  }
+  for (int64_t window : {0, 3, 8}) {
+    std::vector<float> out(static_cast<size_t>(2 * n));  // [n, 2]: both value channels
+    for (int64_t ch = 0; ch < 2; ++ch) {  // head_dim 1: one run per value channel
+      std::vector<float> vc(static_cast<size_t>(n)), oc(static_cast<size_t>(n));
+      for (int64_t j = 0; j < n; ++j) vc[j] = v[2 * j + ch];
+      reference::Attention(q.data(), n, 1, k.data(), vc.data(), n, 1, 1, q_index.data(), key_end.data(), window, 1.0f,
+                           oc.data());
+      for (int64_t t = 0; t < n; ++t) out[2 * t + ch] = oc[t];
+    }
+    for (int64_t t = 0; t < n; ++t) {
+      const int64_t lo = window > 0 ? std::max<int64_t>(0, t - window + 1) : 0, hi = key_end[t] - 1;
+      double m1 = 0, m2 = 0;
+      for (int64_t j = lo; j <= hi; ++j) {
+        m1 += static_cast<double>(j) / static_cast<double>(hi - lo + 1);
+        m2 += static_cast<double>(j * j) / static_cast<double>(hi - lo + 1);
+      }
+      EXPECT_NEAR(out[2 * t], m1, 1e-4) << "window " << window << " row " << t;
+      EXPECT_NEAR(out[2 * t + 1], m2, 1e-3) << "window " << window << " row " << t;
+    }
   }
 }
 

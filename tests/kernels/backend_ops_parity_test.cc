@@ -158,16 +158,20 @@ TEST_F(ReferenceBackendParity, KvCacheWriteAndPagedAttention) {
     EXPECT_EQ(caches[0], caches[2]);
     EXPECT_EQ(caches[1], caches[3]);
     const auto q = Floats(4 * nH * d);
-    const AttentionSequence seqs[2] = {{0, 3, keys0 - 3, t0.data(), 3}, {3, 1, keys1 - 1, t1.data(), 2}};
-    std::vector<float> outs[2];
-    for (int i = 0; i < 2; ++i) {
-      outs[i].resize(q.size());
-      PagedAttention(i == 0 ? cpu_ : ref_, View(q.data(), DType::kF32, {4, nH, d}),
-                     View(caches[0].data(), cache_dt, {blocks, bs, nkv, d}),
-                     View(caches[1].data(), cache_dt, {blocks, bs, nkv, d}), seqs, /*window=*/3, 0.5f,
-                     View(outs[i].data(), DType::kF32, {4, nH, d}));
+    // Causal, then with the first two rows of sequence 0 inside a bidirectional span ending at key 9.
+    const std::vector<int64_t> key_end = {keys0, keys0, keys0};
+    for (const int64_t* ends : {static_cast<const int64_t*>(nullptr), key_end.data()}) {
+      const AttentionSequence seqs[2] = {{0, 3, keys0 - 3, t0.data(), 3, ends}, {3, 1, keys1 - 1, t1.data(), 2}};
+      std::vector<float> outs[2];
+      for (int i = 0; i < 2; ++i) {
+        outs[i].resize(q.size());
+        PagedAttention(i == 0 ? cpu_ : ref_, View(q.data(), DType::kF32, {4, nH, d}),
+                       View(caches[0].data(), cache_dt, {blocks, bs, nkv, d}),
+                       View(caches[1].data(), cache_dt, {blocks, bs, nkv, d}), seqs, /*window=*/3, 0.5f,
+                       View(outs[i].data(), DType::kF32, {4, nH, d}));
+      }
+      ExpectNear(outs[1], outs[0], 2e-5, 2e-5, ends == nullptr ? "attention" : "attention with key_end");
     }
-    ExpectNear(outs[1], outs[0], 2e-5, 2e-5, "attention");
   }
 }
 

@@ -167,17 +167,7 @@ TEST(EmbeddingOverrides, OverriddenRowsIgnoreTheirTokenIdsEvenWithPerLayerEmbedd
   const auto with_a = Prefill(**m, a, {{2, 3, rows.data()}});
   EXPECT_EQ(with_a, Prefill(**m, b, {{2, 3, rows.data()}}));
   EXPECT_NE(with_a, Prefill(**m, a));
-  // Bidirectional spans are carried but not computed yet: an explicit error, not a wrong answer.
-  KvCacheSpec spec = (*m)->MakeKvCacheSpec(4);
-  std::vector<int64_t> blocks(spec.groups.size(), 8);
-  testing::TestBlocks tb(spec, blocks);
-  ASSERT_TRUE(tb.Prepare(0, 0, 12));
-  auto cache = KvCache::Create(spec, blocks);
-  ForwardBatch batch = SingleSequenceBatch(Ids(), 0, tb.tables(0), false);
-  batch.sequences[0].bidirectional_spans.push_back({2, 5});
-  std::vector<float> logits(static_cast<size_t>((*m)->config().vocab_size));
-  Status s = (*m)->Forward({}, batch, **cache, {logits.data(), tensor::DType::kF32, tensor::Shape{1, (*m)->config().vocab_size}});
-  EXPECT_EQ(s.code(), StatusCode::kUnimplemented) << s.ToString();
+  // Bidirectional spans: tests/model/bidirectional_spans_test.cc.
 }
 
 }  // namespace

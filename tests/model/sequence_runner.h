@@ -35,6 +35,8 @@ class SequenceRunner {
     int seq;
     std::vector<int32_t> ids;
     bool all_logits;
+    std::vector<BidirectionalSpan> spans = {};       // the sequence's spans (key indices)
+    std::vector<EmbeddingOverride> overrides = {};   // rows relative to this chunk's first token
   };
 
   // One step over several sequences; returns the logits rows [R, V] in batch order.
@@ -45,6 +47,11 @@ class SequenceRunner {
       EXPECT_TRUE(blocks_.Prepare(ch.seq, done, static_cast<int64_t>(ch.ids.size()))) << "out of KV blocks";
       ForwardBatch one = SingleSequenceBatch(ch.ids, done, blocks_.tables(ch.seq), ch.all_logits);
       one.sequences[0].token_begin = batch.num_tokens();
+      one.sequences[0].bidirectional_spans = ch.spans;
+      for (EmbeddingOverride o : ch.overrides) {
+        o.row += batch.num_tokens();
+        batch.embedding_overrides.push_back(o);
+      }
       batch.token_ids.insert(batch.token_ids.end(), one.token_ids.begin(), one.token_ids.end());
       batch.positions.insert(batch.positions.end(), one.positions.begin(), one.positions.end());
       batch.sequences.push_back(std::move(one.sequences[0]));

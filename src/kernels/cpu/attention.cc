@@ -4,10 +4,11 @@
 // visited in chunks of kChunk at fixed key indices (multiples of kChunk), each cut after the last
 // key any row of the task reads (in steps of kKeyStep); a chunk's keys and values are gathered
 // once through the block table, widened to f32 (values transposed), and shared by the task's R
-// rows through the registry's f32 Linear: S = Q·Kᵀ, then O += P·V. Keys outside a row's [lo, qi]
-// are masked to p = 0, keys outside every row's range are never read (freed blocks below a
-// sliding window are never touched). A row's result depends only on its own q, keys and range,
-// never on which rows shared its task (batch-invariant, like Linear).
+// rows through the registry's f32 Linear: S = Q·Kᵀ, then O += P·V. Keys outside a row's [lo, hi]
+// (hi = its key index, or key_end - 1 for a row that also reads later keys) are masked to p = 0,
+// keys outside every row's range are never read (freed blocks below a sliding window are never
+// touched). A row's result depends only on its own q, keys and range, never on which rows shared
+// its task (batch-invariant, like Linear).
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -41,7 +42,7 @@ inline float Widen(uint16_t v) { return tensor::Bf16ToFloat(v); }
 // Per-thread buffers of one task; they only grow (no allocation in a steady-state step).
 struct TaskScratch {
   std::vector<float> q, k, vt, s, o, tmp, m, l, corr;
-  std::vector<int64_t> lo, qi;
+  std::vector<int64_t> lo, hi;  // each row's first and last key
   std::vector<uint8_t> live;  // the row has keys in the current chunk
   void Size(int64_t rows, int64_t d) {
     auto grow = [](auto& v, int64_t n) {
@@ -58,7 +59,7 @@ struct TaskScratch {
     grow(corr, rows);
     grow(live, rows);
     grow(lo, rows);
-    grow(qi, rows);
+    grow(hi, rows);
   }
 };
 
@@ -80,14 +81,14 @@ void AttendTask(const CpuKernelTable& kt, const float* q, const T* kc, const T* 
     const float* src = q + ((t0 + ti) * sh.heads + head0) * d;
     std::copy(src, src + g * d, ws.q.data() + ti * g * d);
     for (int64_t gi = 0; gi < g; ++gi) {
-      ws.qi[ti * g + gi] = qi0 + ti;
+      ws.hi[ti * g + gi] = seq.key_end != nullptr ? seq.key_end[t0 + ti - seq.token_begin] - 1 : qi0 + ti;
       ws.lo[ti * g + gi] = window > 0 ? std::max<int64_t>(0, qi0 + ti - window + 1) : 0;
     }
   }
   std::fill(ws.o.begin(), ws.o.begin() + rows * d, 0.0f);
   std::fill(ws.m.begin(), ws.m.begin() + rows, -INFINITY);
   std::fill(ws.l.begin(), ws.l.begin() + rows, 0.0f);
-  const int64_t first = ws.lo[0], last = qi0 + tokens - 1;  // union of the rows' ranges
+  const int64_t first = ws.lo[0], last = *std::max_element(ws.hi.begin(), ws.hi.begin() + rows);  // union
   const int64_t head_off = kvh * d;
   for (int64_t c0 = first / kChunk * kChunk; c0 <= last; c0 += kChunk) {
     // The chunk's first nk keys: up to the last key any row reads, in whole steps of kKeyStep (a
@@ -112,7 +113,7 @@ void AttendTask(const CpuKernelTable& kt, const float* q, const T* kc, const T* 
     bool any = false;
     for (int64_t r = 0; r < rows; ++r) {
       float* sr = ws.s.data() + r * nk;
-      const int64_t jb = std::max<int64_t>(0, ws.lo[r] - c0), je = std::min<int64_t>(nk, ws.qi[r] - c0 + 1);
+      const int64_t jb = std::max<int64_t>(0, ws.lo[r] - c0), je = std::min<int64_t>(nk, ws.hi[r] - c0 + 1);
       ws.live[r] = jb < je;
       if (jb >= je) {
         std::fill(sr, sr + nk, 0.0f);
@@ -213,7 +214,12 @@ void PagedAttention(const ExecContext& ctx, const TensorView& q, const TensorVie
     GEMMAD_CHECK(sq.token_begin >= 0 && sq.token_begin + sq.num_tokens <= n, "PagedAttention: sequence {} rows", s);
     for (int64_t t = 0; t < sq.num_tokens; ++t) seq_of_row[sq.token_begin + t] = static_cast<int32_t>(s);
     if (sq.num_tokens == 0) continue;
-    const int64_t last = sq.first_kv_index + sq.num_tokens - 1;
+    int64_t last = sq.first_kv_index + sq.num_tokens - 1;  // the last key any row reads
+    for (int64_t t = 0; sq.key_end != nullptr && t < sq.num_tokens; ++t) {
+      GEMMAD_CHECK(sq.key_end[t] > sq.first_kv_index + t, "PagedAttention: sequence {} row {} at key {} has key_end {}",
+                   s, t, sq.first_kv_index + t, sq.key_end[t]);
+      last = std::max(last, sq.key_end[t] - 1);
+    }
     const int64_t lo = window > 0 ? std::max<int64_t>(0, sq.first_kv_index - window + 1) : 0;
     GEMMAD_CHECK(last / block_size < sq.block_table_size, "PagedAttention: block table of sequence {} too short", s);
     for (int64_t b = lo / block_size; b <= last / block_size; ++b) {

@@ -1,5 +1,6 @@
-// Reference backend: paged KV writes and paged attention. Each sequence's keys and values are
-// gathered out of their pages into contiguous fp32 arrays, then reference::Attention runs on them.
+// Reference backend: paged KV writes and paged attention. Each sequence's keys and values (up to
+// the last key any of its rows reads) are gathered out of their pages into contiguous fp32 arrays,
+// then reference::Attention runs on them.
 #include <algorithm>
 #include <vector>
 
@@ -80,13 +81,22 @@ void PagedAttention(const ExecContext&, const TensorView& q, const TensorView& k
     if (s.num_tokens == 0) continue;
     GEMMAD_CHECK(s.token_begin >= 0 && s.token_begin + s.num_tokens <= q.shape[0], "PagedAttention: rows [{}, {}) of {}",
                  s.token_begin, s.token_begin + s.num_tokens, q.shape[0]);
-    const int64_t num_keys = s.first_kv_index + s.num_tokens;
+    // Keys up to the last one any row reads: its own (causal) or its key_end.
+    int64_t num_keys = s.first_kv_index + s.num_tokens;
+    std::vector<int64_t> q_index(static_cast<size_t>(s.num_tokens));
+    for (int64_t i = 0; i < s.num_tokens; ++i) {
+      q_index[static_cast<size_t>(i)] = s.first_kv_index + i;
+      if (s.key_end != nullptr) {
+        GEMMAD_CHECK(s.key_end[i] > s.first_kv_index + i, "PagedAttention: key_end {} of row {} at key {}", s.key_end[i],
+                     i, s.first_kv_index + i);
+        num_keys = std::max(num_keys, s.key_end[i]);
+      }
+    }
     const std::vector<float> keys = GatherKeys(k_cache, s, num_keys);
     const std::vector<float> values = GatherKeys(v_cache, s, num_keys);
-    std::vector<int64_t> q_index(static_cast<size_t>(s.num_tokens));
-    for (int64_t i = 0; i < s.num_tokens; ++i) q_index[static_cast<size_t>(i)] = s.first_kv_index + i;
     reference::Attention(q.As<const float>() + s.token_begin * nH * d, s.num_tokens, nH, keys.data(), values.data(),
-                         num_keys, nkv, d, q_index.data(), window, scale, out.As<float>() + s.token_begin * nH * d);
+                         num_keys, nkv, d, q_index.data(), s.key_end, window, scale,
+                         out.As<float>() + s.token_begin * nH * d);
   }
 }
 

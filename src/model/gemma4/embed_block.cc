@@ -1,4 +1,4 @@
-// Token embedding and Per-Layer Embeddings (text-model.md §3.1, §7), plus the step's KV plan.
+// Token embedding and Per-Layer Embeddings (text-model.md §3.1, §7).
 #include <algorithm>
 #include <cmath>
 
@@ -27,27 +27,6 @@ TensorView IdsView(const std::vector<int32_t>& ids) {
 }
 
 }  // namespace
-
-StepPlan MakeStepPlan(const ForwardBatch& batch, const KvCacheSpec& spec) {
-  StepPlan plan;
-  plan.groups.resize(spec.groups.size());
-  const int64_t n = batch.num_tokens();
-  for (size_t g = 0; g < spec.groups.size(); ++g) {
-    GroupPlan& gp = plan.groups[g];
-    const int64_t bs = spec.groups[g].block_size;
-    gp.slots.assign(static_cast<size_t>(n), -1);
-    for (const auto& sq : batch.sequences) {
-      const auto& table = sq.block_tables[g];
-      for (int64_t i = 0; i < sq.num_tokens; ++i) {
-        const int64_t j = sq.num_computed_tokens + i;
-        gp.slots[sq.token_begin + i] = static_cast<int64_t>(table[j / bs]) * bs + j % bs;
-      }
-      gp.sequences.push_back({sq.token_begin, sq.num_tokens, sq.num_computed_tokens, table.data(),
-                              static_cast<int64_t>(table.size())});
-    }
-  }
-  return plan;
-}
 
 void EmbedTokens(const LayerContext& lc) {
   const Config& c = lc.config;

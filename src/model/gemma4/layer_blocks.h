@@ -8,6 +8,7 @@
 #include "model/forward_batch.h"
 #include "model/gemma4/config.h"
 #include "model/gemma4/step_buffers.h"
+#include "model/gemma4/step_plan.h"
 #include "model/gemma4/weights.h"
 #include "model/kv_cache.h"
 
@@ -26,9 +27,6 @@ struct LayerContext {
   StepBuffers& buf;
   float eps;
 };
-
-// Slots and attention sequences per KV group.
-StepPlan MakeStepPlan(const ForwardBatch& batch, const KvCacheSpec& spec);
 
 // x = E[t]·s_emb; and, with PLE, buffers.ple = per-layer inputs [N, L, P] (§3.1, §7).
 // The pool's idle workers prefetch `w` (the next matrix a step reads) while the caller runs the

@@ -17,6 +17,7 @@ ForwardBatch LogitRowsBatch(const ForwardBatch& batch, std::vector<int64_t>* sou
       one.num_computed_tokens = sq.num_computed_tokens + off;
       one.logit_offsets = {0};
       one.block_tables = sq.block_tables;
+      one.bidirectional_spans = sq.bidirectional_spans;  // the row still sees its span's later keys
       out.token_ids.push_back(batch.token_ids[row]);
       out.positions.push_back(batch.positions[row]);
       out.sequences.push_back(std::move(one));

@@ -13,7 +13,7 @@
 namespace gemmad::model::gemma4 {
 
 // A batch of only the logit rows of `batch`, each its own one-row sequence at its key index with
-// the same block tables; `source_rows` receives each kept row's row in `batch` (ascending).
+// the same block tables and bidirectional spans; `source_rows` receives each kept row's row in `batch` (ascending).
 ForwardBatch LogitRowsBatch(const ForwardBatch& batch, std::vector<int64_t>* source_rows);
 
 // Moves rows source_rows[i] (ascending) of a [n, width] buffer to row i, in place (GatherRows op).

@@ -101,12 +101,10 @@ Status Model::Forward(const kernels::ExecContext& exec, const ForwardBatch& batc
   std::vector<int64_t> num_blocks;
   for (int g = 0; g < cache.spec().num_groups(); ++g) num_blocks.push_back(cache.num_blocks(g));
   GEMMAD_RETURN_IF_ERROR(ValidateForwardBatch(batch, cache.spec(), num_blocks, c.vocab_size));
-  for (const auto& sq : batch.sequences) {
-    if (!sq.bidirectional_spans.empty()) {
-      return UnimplementedError("Forward: bidirectional attention spans (the vision blocks of 26B-A4B/31B) are not "
-                                "supported by the attention kernels yet");
-    }
-  }
+  // Vision blocks see each other both ways on sliding layers of "vision" models only; other models
+  // ignore the spans (E2B/E4B decode image tokens causally, multimodal.md §5.5).
+  const bool bidirectional = c.use_bidirectional_attention == "vision";
+  if (bidirectional) GEMMAD_RETURN_IF_ERROR(CheckBidirectionalSpans(batch));
   const int64_t rows = batch.num_logit_rows(), n = batch.num_tokens(), H = c.hidden_size;
   if (logits.dtype != tensor::DType::kF32 || logits.shape.rank != 2 || logits.shape[0] != rows ||
       logits.shape[1] != c.vocab_size) {
@@ -117,7 +115,7 @@ Status Model::Forward(const kernels::ExecContext& exec, const ForwardBatch& batc
   if (n == 0) return OkStatus();
 
   buffers_.Bind(kernels::ScratchAllocatorOf(exec));
-  const StepPlan plan = MakeStepPlan(batch, cache.spec());
+  const StepPlan plan = MakeStepPlan(batch, cache.spec(), bidirectional);
   const LayerContext full{exec, c, weights_, rope_sliding_, rope_full_, batch, plan, cache, buffers_,
                           static_cast<float>(c.rms_norm_eps)};
   EmbedTokens(full);
@@ -164,7 +162,7 @@ const ForwardBatch& Model::RunLayers(const LayerContext& full, ForwardBatch* kep
       if (c.hidden_size_per_layer_input > 0) {
         CompactRows(full.exec, buffers_.ple, n, L * c.hidden_size_per_layer_input, source_rows);
       }
-      *kept_plan = MakeStepPlan(*kept, full.cache.spec());
+      *kept_plan = MakeStepPlan(*kept, full.cache.spec(), c.use_bidirectional_attention == "vision");
       kept_context.emplace(LayerContext{full.exec, c, weights_, rope_sliding_, rope_full_, *kept, *kept_plan,
                                         full.cache, buffers_, full.eps});
       lc = &*kept_context;

@@ -51,6 +51,9 @@ struct StepBuffers {
 struct GroupPlan {
   std::vector<int64_t> slots;  // [N] physical slot of each row's key (block·block_size + row)
   std::vector<kernels::AttentionSequence> sequences;
+  // [N] AttentionSequence::key_end of the rows of sequences with a bidirectional span in the step
+  // (sliding groups of "vision" models only; empty when no row needs it).
+  std::vector<int64_t> key_end;
 };
 
 struct StepPlan {
