@@ -13,7 +13,7 @@ RUN scripts/setup.sh && scripts/build.sh
 FROM debian:12-slim
 RUN apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
       ca-certificates libcurl4 libfmt9 libssl3 \
-      libjpeg62-turbo libpng16-16 zlib1g libwebp7 libwebpdemux2 libgif7 \
+      libjpeg62-turbo libpng16-16 libwebp7 libwebpdemux2 libgif7 \
       libavformat59 libavcodec59 libavutil57 libswscale6 \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --create-home --uid 1000 gemmad
