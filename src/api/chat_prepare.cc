@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "api/chat_media.h"
+#include "api/media_prompt.h"
 #include "api/request_common.h"
 #include "api/structured_output.h"
 #include "base/log.h"
@@ -55,8 +57,30 @@ std::string LastMessageText(const Json& messages) {
 
 }  // namespace
 
+// True when some message has list content (the only place media parts can be).
+bool HasListContent(const Json& messages) {
+  if (!messages.is_array()) return false;
+  for (const Json& m : messages) {
+    if (m.is_object() && m.contains("content") && m["content"].is_array()) return true;
+  }
+  return false;
+}
+
 std::optional<ApiError> RenderAndTokenize(const ServingContext& ctx, const ChatRenderInput& in, std::string* text,
-                                          std::vector<int32_t>* ids) {
+                                          std::vector<int32_t>* ids, std::vector<mm::Item>* items) {
+  // Media parts become {"type": "image"|"video"|"audio"} items for the template, and are loaded
+  // before rendering (their soft-token counts decide the expanded prompt).
+  const Json* messages = in.messages;
+  Json rewritten;
+  std::vector<MediaPart> parts;
+  LoadedMedia media;
+  if (HasListContent(*in.messages)) {
+    rewritten = *in.messages;
+    if (auto e = ExtractMediaParts(&rewritten, &parts)) return e;
+    messages = &rewritten;
+    if (auto e = CheckMediaCounts(parts, ctx.media.limit_per_prompt)) return e;
+    if (auto e = LoadMedia(ctx.media, parts, in.mm_processor_kwargs, in.client_gone, &media)) return e;
+  }
   std::optional<tmpl::ChatTemplate> request_template;
   if (in.chat_template) {
     auto t = tmpl::MakeChatTemplate(*in.chat_template, "request");
@@ -75,11 +99,19 @@ std::optional<ApiError> RenderAndTokenize(const ServingContext& ctx, const ChatR
   options.add_generation_prompt = in.add_generation_prompt;
   options.continue_final_message = in.continue_final_message;
   static const Json kNull;
-  auto rendered = tmpl::RenderChat(*chat_template, *in.messages, in.tools ? *in.tools : kNull,
+  auto rendered = tmpl::RenderChat(*chat_template, *messages, in.tools ? *in.tools : kNull,
                                    in.chat_template_kwargs ? *in.chat_template_kwargs : kNull, options);
   if (!rendered.ok()) return ApiError::BadRequest(rendered.status().message());
   *text = std::move(*rendered);
+  if (!parts.empty()) {
+    if (auto e = ExpandPlaceholders(media, text)) return e;
+  }
   *ids = ctx.tokenizer->Encode(*text, in.add_special_tokens);
+  if (!parts.empty()) {
+    std::vector<mm::Item> built;
+    if (auto e = BuildItems(ctx.media, media, *ids, &built)) return e;
+    if (items != nullptr) *items = std::move(built);
+  }
   return std::nullopt;
 }
 
@@ -107,7 +139,9 @@ std::optional<ApiError> PrepareChat(const ServingContext& ctx, const ApiCall& ca
   in.add_generation_prompt = r.add_generation_prompt;
   in.continue_final_message = r.continue_final_message;
   in.add_special_tokens = r.add_special_tokens;
-  if (auto e = RenderAndTokenize(ctx, in, &out->prompt_text, &out->prompt_ids)) return e;
+  in.mm_processor_kwargs = &r.mm_processor_kwargs;
+  in.client_gone = call.client_gone;
+  if (auto e = RenderAndTokenize(ctx, in, &out->prompt_text, &out->prompt_ids, &out->mm_items)) return e;
   if (r.echo && !r.messages.empty() && r.messages.back().value("role", "") == out->role) {
     out->echo_text = LastMessageText(r.messages);
   }
@@ -118,6 +152,7 @@ std::optional<ApiError> PrepareChat(const ServingContext& ctx, const ApiCall& ca
   s.limits = &ctx.engine->limits();
   s.tokenizer = ctx.tokenizer;
   s.prompt_ids = &out->prompt_ids;
+  s.mm_items = &out->mm_items;
   if (r.logprobs) s.logprobs = static_cast<int32_t>(r.top_logprobs.value_or(0));
   if (r.sampling.prompt_logprobs) s.prompt_logprobs = static_cast<int32_t>(*r.sampling.prompt_logprobs);
   if (auto e = BuildSampling(s, &out->sampling)) return e;

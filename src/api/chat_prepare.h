@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "api/chat_request.h"
 #include "api/sampling_build.h"
 #include "api/serving_context.h"
+#include "mm/item.h"
 #include "sample/token_constraint.h"
 
 namespace gemmad::api {
@@ -23,6 +25,7 @@ struct PreparedChat {
   std::string role;         // response role (the last message's role without a generation prompt)
   std::string prompt_text;  // the rendered template
   std::vector<int32_t> prompt_ids;
+  std::vector<mm::Item> mm_items;  // images and video frames, sorted by placeholder offset
   BuiltSampling sampling;
   std::string echo_text;    // last message's text when echo applies, else ""
   // Structured outputs / forced tool calls (api/structured_output.h); empty: unconstrained.
@@ -40,8 +43,12 @@ struct ChatRenderInput {
   bool add_generation_prompt = true;
   bool continue_final_message = false;
   bool add_special_tokens = false;
+  const Json* mm_processor_kwargs = nullptr;  // the request's, may be null
+  std::function<bool()> client_gone;          // stops media fetches early; may be empty
 };
+// Media parts (images, videos) are fetched, decoded and preprocessed, and their placeholders
+// expanded (api/media_prompt.h); `items` (may be null) receives one mm::Item per image or frame.
 std::optional<ApiError> RenderAndTokenize(const ServingContext& ctx, const ChatRenderInput& in, std::string* text,
-                                          std::vector<int32_t>* ids);
+                                          std::vector<int32_t>* ids, std::vector<mm::Item>* items = nullptr);
 
 }  // namespace gemmad::api

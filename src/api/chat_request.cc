@@ -79,36 +79,6 @@ void ReadMessages(FieldReader& r, ChatRequest* out) {
   out->messages = m;
 }
 
-// gemmad serves text only: a message part carrying an image, audio or video (a null payload is
-// skipped, as vLLM does) is a 400 naming the part, rather than a prompt with the media dropped.
-std::optional<ApiError> CheckTextOnly(const Json& messages) {
-  static const char* const kMedia[][2] = {
-      {"image_url", "image"}, {"input_image", "image"}, {"image_pil", "image"}, {"image_embeds", "image"},
-      {"audio_url", "audio"}, {"input_audio", "audio"}, {"audio_embeds", "audio"}, {"video_url", "video"}};
-  for (size_t i = 0; i < messages.size(); ++i) {
-    const Json& content = messages[i].value("content", Json());
-    if (!content.is_array()) continue;
-    for (size_t j = 0; j < content.size(); ++j) {
-      const Json& part = content[j];
-      if (!part.is_object()) continue;
-      const std::string type = part.contains("type") && part["type"].is_string() ? part["type"].get<std::string>() : "";
-      for (const auto& [field, modality] : kMedia) {
-        bool typed = type == field;
-        auto it = part.find(field);
-        bool payload = it != part.end() && !it->is_null();
-        if ((typed && (payload || type == "input_image")) || (type.empty() && payload)) {
-          return ApiError::BadRequest(
-              fmt::format("messages[{}].content[{}]: {} input is not supported: gemmad serves Gemma 4 as a text-only "
-                          "model (multimodal input is not implemented yet); send text content only",
-                          i, j, modality),
-              "messages");
-        }
-      }
-    }
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 std::optional<ApiError> ParseChatRequest(const Json& body, ChatRequest* out) {
@@ -129,7 +99,7 @@ std::optional<ApiError> ParseChatRequest(const Json& body, ChatRequest* out) {
   if (const Json* k = r.Object("chat_template_kwargs")) out->chat_template_kwargs = *k;
   out->include_reasoning = r.Bool("include_reasoning").value_or(true);
   r.String("reasoning_effort");
-  r.Object("mm_processor_kwargs");
+  if (const Json* k = r.Object("mm_processor_kwargs")) out->mm_processor_kwargs = *k;
   r.Object("media_io_kwargs");
   if (!r.ok()) return r.error();
 
@@ -144,7 +114,7 @@ std::optional<ApiError> ParseChatRequest(const Json& body, ChatRequest* out) {
     r.FailValue("Cannot set both `continue_final_message` and `add_generation_prompt` to True.");
   }
   if (!r.ok()) return r.error();
-  return CheckTextOnly(out->messages);
+  return std::nullopt;
 }
 
 }  // namespace gemmad::api

@@ -16,6 +16,7 @@ enum class ToolChoiceKind { kNone, kAuto, kRequired, kNamed };
 struct ChatRequest {
   SamplingRequest sampling;
   Json messages;            // array, as received (template/ normalises it)
+  Json mm_processor_kwargs;  // null or an object (e.g. {"max_soft_tokens": 560})
   Json tools;               // array or null
   ToolChoiceKind tool_choice = ToolChoiceKind::kNone;
   std::string tool_choice_name;  // kNamed

@@ -112,21 +112,14 @@ TEST(CompletionRequestTest, PromptForms) {
   EXPECT_FALSE(ParseCompletionRequest(Json::parse(R"({"prompt":["", "a"]})"), &in_list));
 }
 
-TEST(ChatRequestTest, MediaPartsAreRejected) {
-  for (const char* part : {R"({"type":"image_url","image_url":{"url":"https://x/cat.jpg"}})",
-                           R"({"type":"audio_url","audio_url":{"url":"https://x/a.ogg"}})",
-                           R"({"type":"input_audio","input_audio":{"data":"AAAA","format":"wav"}})",
-                           R"({"image_url":{"url":"data:image/png;base64,AAAA"}})",
-                           R"({"type":"video_url","video_url":{"url":"https://x/v.mp4"}})"}) {
-    auto e = Chat(std::string(R"({"messages":[{"role":"user","content":[)") + part + R"(,{"type":"text","text":"d"}]}]})");
-    ASSERT_TRUE(e.has_value()) << part;
-    EXPECT_FALSE(e->validation);
-    EXPECT_EQ(e->param, "messages");
-    EXPECT_NE(e->status.message().find("not supported"), std::string::npos) << e->status.message();
-  }
-  // A part whose payload is null is skipped, as in vLLM.
-  EXPECT_FALSE(Chat(R"({"messages":[{"role":"user","content":[{"type":"image_url","image_url":null},)"
-                    R"({"type":"text","text":"d"}]}]})"));
+TEST(ChatRequestTest, KeepsMediaPartsAndMmProcessorKwargs) {
+  ChatRequest r;
+  auto e = ParseChatRequest(Json::parse(R"({"messages":[{"role":"user","content":[{"type":"image_url","image_url":)"
+                                        R"({"url":"https://x/cat.jpg"}}]}],"mm_processor_kwargs":{"max_soft_tokens":560}})"),
+                            &r);
+  ASSERT_FALSE(e.has_value()) << e->status.message();
+  EXPECT_EQ(r.messages[0]["content"][0]["type"], "image_url");
+  EXPECT_EQ(r.mm_processor_kwargs["max_soft_tokens"], 560);
 }
 
 }  // namespace

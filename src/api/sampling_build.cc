@@ -100,6 +100,7 @@ std::optional<ApiError> BuildSampling(const SamplingInputs& in, BuiltSampling* o
   // The engine's admission check, once, before any further work on the request.
   engine::EngineRequest req;
   req.prompt_token_ids = *in.prompt_ids;
+  if (in.mm_items != nullptr) req.mm_items = *in.mm_items;
   req.sampling = std::move(p);
   if (d.max_tokens) req.max_tokens_cap = static_cast<int32_t>(std::clamp<int64_t>(*d.max_tokens, 1, INT32_MAX));
   auto valid = engine::ValidateRequest(*in.limits, std::move(req));

@@ -46,6 +46,7 @@ struct SamplingInputs {
   const std::vector<int32_t>* prompt_ids = nullptr;
   std::optional<int32_t> logprobs;         // already mapped from the request's own field
   std::optional<int32_t> prompt_logprobs;
+  const std::vector<mm::Item>* mm_items = nullptr;  // media items of the prompt (may be null)
 };
 
 // Request fields and generation-config defaults -> SamplingParams, then the engine's one

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "api/generation_defaults.h"
+#include "api/media_serving.h"
 #include "api/request_limits.h"
 #include "engine/engine_client.h"
 #include "template/chat_template.h"
@@ -51,6 +52,7 @@ struct ServingContext {
   // request is unconstrained (unit tests that do not need it).
   std::shared_ptr<const StructuredOutputs> structured_outputs;
   RequestLimits limits;  // bounds checked before any work starts
+  MediaServing media;    // images/videos: what the model takes, limits, sources, budgets
 
   const std::string& model_name() const { return options.served_model_names.front(); }
   bool IsServedModel(const std::string& name) const;

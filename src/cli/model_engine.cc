@@ -22,6 +22,7 @@ class PooledRunner : public runner::Runner {
       : pool_(std::move(pool)), inner_(std::move(inner)) {}
   int32_t vocab_size() const override { return inner_->vocab_size(); }
   Result<runner::StepResult> Execute(const sched::SchedulerOutput& out) override { return inner_->Execute(out); }
+  bool SupportsModality(mm::Modality m) const override { return inner_->SupportsModality(m); }
 
  private:
   std::unique_ptr<kernels::ThreadPool> pool_;  // outlives inner_ (declared first, destroyed last)

@@ -41,6 +41,7 @@ struct ModelEngineOptions {
   int num_threads = 1;                          // CPU threads for the forward pass (incl. the engine thread)
   double iteration_timeout_s = 60.0;
   bool allow_long_max_model_len = false;        // VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
+  bool language_model_only = false;             // --language-model-only: no encoder is loaded
   model::gemma4::WeightQuantization quantization = model::gemma4::WeightQuantization::kNone;  // --quantization
   // Test seam (cli/test_seams.h): the kernels backend (kernels/backend.h); nullptr = CPU.
   const kernels::Backend* backend = nullptr;
@@ -48,8 +49,20 @@ struct ModelEngineOptions {
   std::function<std::unique_ptr<runner::Runner>(std::unique_ptr<runner::Runner>)> wrap_runner;
 };
 
+// What the chat handler needs to know about the loaded vision tower (multimodal.md §2, §5).
+struct VisionFacts {
+  bool loaded = false;  // a vision encoder serves images and video frames
+  int64_t patch_size = 16;
+  int64_t pooling_kernel = 3;
+  int64_t default_max_soft_tokens = 280;  // vision_config.default_output_length
+  bool bidirectional = false;             // use_bidirectional_attention == "vision" (26B-A4B, 31B)
+  int32_t image_token_id = 258880;
+  int32_t video_token_id = 258884;
+};
+
 struct ModelEngine {
   std::unique_ptr<engine::Engine> engine;
+  VisionFacts vision;
   kv::KvCacheConfig kv;      // the planned groups (for logs: blocks and bytes per group)
   int64_t kv_cache_bytes = 0;  // bytes the planned blocks take
 };

@@ -114,6 +114,22 @@ Status FillFrontend(const ParsedFlags& f, EnvLookup env, ServeOptions& o) {
   o.shutdown_timeout_s = f.GetFloat("shutdown-timeout");
   if (o.shutdown_timeout_s < 0) return InvalidArgumentError("--shutdown-timeout must be >= 0");
   GEMMAD_ASSIGN_OR_RETURN(o.limit_mm_per_prompt, MmLimits(f));
+  o.language_model_only = f.GetBool("language-model-only");
+  GEMMAD_ASSIGN_OR_RETURN(o.mm_processor_kwargs, ObjectOrNull(f, "mm-processor-kwargs"));
+  o.allowed_local_media_path = f.GetString("allowed-local-media-path");
+  o.allowed_media_domains = f.GetStringList("allowed-media-domains");
+  o.allow_private_media_addresses = f.GetBool("allow-private-media-addresses");
+  o.max_media_bytes = f.GetInt("max-media-bytes");
+  if (o.max_media_bytes <= 0) return InvalidArgumentError("--max-media-bytes must be positive");
+  // vLLM's media fetch timeouts (seconds): VLLM_IMAGE_FETCH_TIMEOUT (5), VLLM_VIDEO_FETCH_TIMEOUT (30).
+  for (auto [name, field] : {std::pair{"VLLM_IMAGE_FETCH_TIMEOUT", &o.image_fetch_timeout_s},
+                             std::pair{"VLLM_VIDEO_FETCH_TIMEOUT", &o.video_fetch_timeout_s}}) {
+    std::optional<std::string> v = env(name);
+    if (!v || TrimAscii(*v).empty()) continue;
+    auto seconds = ParseFloatText(TrimAscii(*v));
+    if (!seconds.ok() || *seconds <= 0) return InvalidArgumentError(fmt::format("{} must be a positive number of seconds", name));
+    *field = *seconds;
+  }
   return OkStatus();
 }
 

@@ -58,6 +58,14 @@ struct ServeOptions {
   std::string log_level = "info";
   double shutdown_timeout_s = 30;
   std::map<std::string, int64_t> limit_mm_per_prompt;  // modality -> count (only keys given)
+  bool language_model_only = false;                    // no encoders loaded, media refused
+  nlohmann::ordered_json mm_processor_kwargs;          // object or null (max_soft_tokens)
+  std::string allowed_local_media_path;
+  std::vector<std::string> allowed_media_domains;
+  bool allow_private_media_addresses = false;
+  int64_t max_media_bytes = int64_t{64} << 20;
+  double image_fetch_timeout_s = 5;   // VLLM_IMAGE_FETCH_TIMEOUT
+  double video_fetch_timeout_s = 30;  // VLLM_VIDEO_FETCH_TIMEOUT
 
   // Request limits (serve_flags_limits.cc).
   api::RequestLimits request_limits;

@@ -9,6 +9,7 @@
 #include "api/generation_defaults.h"
 #include "api/structured_output.h"
 #include "base/log.h"
+#include "cli/serve_media.h"
 #include "cli/test_seams.h"
 #include "cli/version.h"
 
@@ -83,6 +84,7 @@ Result<ModelEngine> StartEngine(const ServeOptions& o, const ServeModel& m) {
   e.quantization = o.quantization;
   e.iteration_timeout_s = o.engine_iteration_timeout_s;
   e.allow_long_max_model_len = o.allow_long_max_model_len;
+  e.language_model_only = o.language_model_only;
   e.wrap_runner = InstalledTestSeams().wrap_runner;
   e.backend = InstalledTestSeams().backend;
   auto engine = CreateModelEngine(e);
@@ -130,8 +132,11 @@ std::unique_ptr<Serving> StartServing(const ServeOptions& o, StartFailure* failu
   auto engine = StartEngine(o, s->model);
   if (!engine.ok()) return fail(engine.status(), false);
   s->engine = std::move(*engine);
+  auto media = MakeMediaServing(o, s->engine.engine->limits(), s->engine.vision);
+  if (!media.ok()) return fail(media.status(), true);
   s->ctx = std::make_unique<api::ServingContext>(
       MakeContext(o, s->model, *s->engine.engine, std::move(*defaults), *format));
+  s->ctx->media = std::move(*media);
   GEMMAD_LOG_INFO("max_model_len {}, KV cache {:.1f} MiB", s->engine.engine->limits().max_model_len,
                   static_cast<double>(s->engine.kv_cache_bytes) / (1024.0 * 1024.0));
   server::ApiServerOptions so;

@@ -32,6 +32,7 @@ class ScriptedRunner : public Runner {
   ScriptedRunner(std::unique_ptr<Runner> inner, std::string script_path);
 
   int32_t vocab_size() const override { return inner_->vocab_size(); }
+  bool SupportsModality(mm::Modality m) const override { return inner_->SupportsModality(m); }
   // Learns the scripts of out.new_seqs (and forgets finished ones), then runs the inner runner.
   Result<StepResult> Execute(const sched::SchedulerOutput& out) override;
 

@@ -1,0 +1,195 @@
+// LoadMedia, ExpandPlaceholders, BuildItems (see media_prompt.h).
+#include "api/media_prompt.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace gemmad::api {
+namespace {
+
+constexpr int64_t kSupportedSoftTokens[] = {70, 140, 280, 560, 1120};
+
+// The request's image budget: mm_processor_kwargs.max_soft_tokens, then
+// mm_processor_kwargs.images_kwargs.max_soft_tokens (vLLM's order), else the server's.
+std::optional<ApiError> RequestBudget(const Json* kwargs, int64_t* budget) {
+  if (kwargs == nullptr || !kwargs->is_object()) return std::nullopt;
+  const Json* v = nullptr;
+  if (auto it = kwargs->find("max_soft_tokens"); it != kwargs->end() && !it->is_null()) {
+    v = &*it;
+  } else if (auto ik = kwargs->find("images_kwargs"); ik != kwargs->end() && ik->is_object()) {
+    if (auto it2 = ik->find("max_soft_tokens"); it2 != ik->end() && !it2->is_null()) v = &*it2;
+  }
+  if (v == nullptr) return std::nullopt;
+  if (auto e = CheckMaxSoftTokens(*v)) return e;
+  *budget = v->get<int64_t>();
+  return std::nullopt;
+}
+
+std::string Repeat(const char* s, int64_t n) {
+  std::string out;
+  out.reserve(static_cast<size_t>(n) * 10);
+  for (int64_t i = 0; i < n; ++i) out += s;
+  return out;
+}
+
+// Replaces the k-th occurrence of `placeholder` with replacement(k); returns how many there were.
+size_t ReplaceEach(std::string* text, const std::string& placeholder,
+                   const std::function<std::string(size_t)>& replacement, size_t limit) {
+  std::string out;
+  size_t count = 0;
+  size_t pos = 0;
+  for (;;) {
+    size_t hit = text->find(placeholder, pos);
+    if (hit == std::string::npos) break;
+    out.append(*text, pos, hit - pos);
+    out += count < limit ? replacement(count) : placeholder;
+    ++count;
+    pos = hit + placeholder.size();
+  }
+  out.append(*text, pos, std::string::npos);
+  *text = std::move(out);
+  return count;
+}
+
+// Runs of `token` in ids, in order: (offset, length).
+std::vector<std::pair<int64_t, int64_t>> Runs(const std::vector<int32_t>& ids, int32_t token) {
+  std::vector<std::pair<int64_t, int64_t>> runs;
+  for (size_t i = 0; i < ids.size();) {
+    if (ids[i] != token) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < ids.size() && ids[j] == token) ++j;
+    runs.emplace_back(static_cast<int64_t>(i), static_cast<int64_t>(j - i));
+    i = j;
+  }
+  return runs;
+}
+
+}  // namespace
+
+std::optional<ApiError> CheckMaxSoftTokens(const Json& value) {
+  bool ok = value.is_number_integer();
+  if (ok) {
+    ok = false;
+    for (int64_t b : kSupportedSoftTokens) ok = ok || value.get<int64_t>() == b;
+  }
+  if (!ok) {
+    return ApiError::BadRequest(fmt::format("Unsupported max_soft_tokens value: {}. Valid values are (70, 140, 280, 560, 1120).",
+                                            value.dump()),
+                                "mm_processor_kwargs");
+  }
+  return std::nullopt;
+}
+
+std::optional<ApiError> LoadMedia(const MediaServing& serving, const std::vector<MediaPart>& parts,
+                                  const Json* mm_processor_kwargs, const std::function<bool()>& client_gone,
+                                  LoadedMedia* out) {
+  mm::VisionMediaOptions options = serving.vision;
+  options.source.cancelled = client_gone;
+  if (auto e = RequestBudget(mm_processor_kwargs, &options.image_max_soft_tokens)) return e;
+  for (const MediaPart& part : parts) {
+    const std::string_view name = mm::ModalityName(part.modality);
+    const bool supported = part.modality == mm::Modality::kImage   ? serving.image
+                           : part.modality == mm::Modality::kVideo ? serving.video
+                                                                   : serving.audio;
+    if (!supported) {
+      const std::string why = part.modality == mm::Modality::kAudio ? "gemmad does not implement audio input yet"
+                                                                     : serving.no_vision_reason;
+      return ApiError::BadRequest(fmt::format("{}: {} input is not supported: {}", part.location, name, why),
+                                  "messages");
+    }
+    Status status = OkStatus();
+    if (part.modality == mm::Modality::kImage) {
+      auto image = mm::PrepareImage(part.url, options);
+      if (image.ok()) out->images.push_back(std::move(*image));
+      status = image.status();
+    } else if (part.modality == mm::Modality::kVideo) {
+      auto video = mm::PrepareVideo(part.url, options);
+      if (video.ok()) out->videos.push_back(std::move(*video));
+      status = video.status();
+    } else {
+      status = UnimplementedError("audio input is not implemented yet");
+    }
+    if (!status.ok()) {
+      return ApiError::BadRequest(fmt::format("{}: cannot load the {}: {}", part.location, name, status.message()),
+                                  "messages");
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<ApiError> ExpandPlaceholders(const LoadedMedia& media, std::string* prompt_text) {
+  const size_t images = ReplaceEach(
+      prompt_text, kImagePlaceholder,
+      [&](size_t k) {
+        return std::string(kBeginImage) + Repeat(kImagePlaceholder, media.images[k].patches->num_soft_tokens()) +
+               kEndImage;
+      },
+      media.images.size());
+  const size_t videos = ReplaceEach(
+      prompt_text, kVideoPlaceholder,
+      [&](size_t k) {
+        const mm::PreparedVideo& v = media.videos[k];
+        std::string run;
+        for (size_t f = 0; f < v.frames.size(); ++f) {
+          if (f > 0) run += " ";
+          run += v.timestamps[f] + " " + kBeginImage + Repeat(kVideoPlaceholder, v.frames[f].patches->num_soft_tokens()) +
+                 kEndImage;
+        }
+        return run;
+      },
+      media.videos.size());
+  if (images != media.images.size() || videos != media.videos.size()) {
+    return ApiError::BadRequest(fmt::format(
+        "the rendered prompt has {} image and {} video placeholders for {} image and {} video inputs (does the chat "
+        "template write one placeholder per media part, and does the text contain a literal placeholder?)",
+        images, videos, media.images.size(), media.videos.size()));
+  }
+  return std::nullopt;
+}
+
+std::optional<ApiError> BuildItems(const MediaServing& serving, const LoadedMedia& media,
+                                   const std::vector<int32_t>& prompt_ids, std::vector<mm::Item>* items) {
+  auto image_runs = Runs(prompt_ids, serving.image_token_id);
+  auto video_runs = Runs(prompt_ids, serving.video_token_id);
+  size_t frames = 0;
+  for (const auto& v : media.videos) frames += v.frames.size();
+  if (image_runs.size() != media.images.size() || video_runs.size() != frames) {
+    return ApiError::BadRequest(fmt::format("the prompt has {} image and {} video-frame token runs for {} images and {} "
+                                            "video frames",
+                                            image_runs.size(), video_runs.size(), media.images.size(), frames));
+  }
+  auto add = [&](mm::Modality modality, const std::pair<int64_t, int64_t>& run,
+                 const mm::PreparedVisual& visual) -> std::optional<ApiError> {
+    if (run.second != visual.patches->num_soft_tokens()) {
+      return ApiError::BadRequest(fmt::format("a {} token run of {} tokens for {} soft tokens", mm::ModalityName(modality),
+                                              run.second, visual.patches->num_soft_tokens()));
+    }
+    mm::Item item;
+    item.modality = modality;
+    item.placeholder_offset = run.first;
+    item.placeholder_length = run.second;
+    item.hash = visual.hash;
+    item.bidirectional = serving.bidirectional_vision;
+    item.data = visual.patches;
+    items->push_back(std::move(item));
+    return std::nullopt;
+  };
+  for (size_t i = 0; i < image_runs.size(); ++i) {
+    if (auto e = add(mm::Modality::kImage, image_runs[i], media.images[i])) return e;
+  }
+  size_t run = 0;
+  for (const auto& v : media.videos) {
+    for (const auto& frame : v.frames) {
+      if (auto e = add(mm::Modality::kVideo, video_runs[run++], frame)) return e;
+    }
+  }
+  std::sort(items->begin(), items->end(),
+            [](const mm::Item& a, const mm::Item& b) { return a.placeholder_offset < b.placeholder_offset; });
+  return std::nullopt;
+}
+
+}  // namespace gemmad::api

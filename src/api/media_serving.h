@@ -1,0 +1,34 @@
+// MediaServing: what the chat handler needs to accept images and videos — which modalities the
+// loaded model encodes, the per-prompt limits (--limit-mm-per-prompt), the media options
+// (sources, budgets from --mm-processor-kwargs) and the Gemma 4 media tokens. Built by `serve`.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "mm/media_item.h"
+
+namespace gemmad::api {
+
+struct MediaServing {
+  bool image = false;  // the engine encodes images (and video frames, which are images)
+  bool video = false;
+  bool audio = false;
+  // Why images and videos are refused when `image` is false.
+  std::string no_vision_reason = "the model has no vision encoder";
+  std::map<std::string, int64_t> limit_per_prompt;  // --limit-mm-per-prompt; absent: unlimited
+  mm::VisionMediaOptions vision;                    // budgets here are the server defaults
+  bool bidirectional_vision = false;  // 26B-A4B/31B: each image's (frame's) tokens are one block
+  // Gemma 4 media tokens (ids as the tokenizer encodes the strings below).
+  int32_t image_token_id = 258880;   // "<|image|>"
+  int32_t video_token_id = 258884;   // "<|video|>"
+};
+
+inline constexpr const char* kImagePlaceholder = "<|image|>";
+inline constexpr const char* kVideoPlaceholder = "<|video|>";
+inline constexpr const char* kAudioPlaceholder = "<|audio|>";
+inline constexpr const char* kBeginImage = "<|image>";
+inline constexpr const char* kEndImage = "<image|>";
+
+}  // namespace gemmad::api
