@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "kernels/view_checks.h"
@@ -32,6 +33,37 @@ inline RowGather CheckGatherRows(const tensor::TensorView& x, const tensor::Tens
                  "GatherRows: in place, row {} moves to {} (want ascending rows, none moved up)", p[i], i);
   }
   return {p, r, static_cast<int64_t>(tensor::DTypeSize(x.dtype)) * x.shape[1]};
+}
+
+// Clamp's contract, checked, and the one element rule both backends apply (torch.clamp: a NaN
+// input stays NaN).
+inline void CheckClamp(const tensor::TensorView& x, float lo, float hi, const tensor::TensorView& out) {
+  CheckDType(x, tensor::DType::kF32, "Clamp x");
+  CheckDType(out, tensor::DType::kF32, "Clamp out");
+  GEMMAD_CHECK(x.NumElements() == out.NumElements(), "Clamp: {} vs {}", x.shape.ToString(), out.shape.ToString());
+  GEMMAD_CHECK(lo <= hi, "Clamp: bounds [{}, {}]", lo, hi);
+}
+inline float ClampOne(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+// DenseAttention's contract, checked; the sizes an implementation needs.
+struct DenseAttentionShape {
+  int64_t n, heads, d, m, kv_heads;
+};
+inline DenseAttentionShape CheckDenseAttention(const tensor::TensorView& q, const tensor::TensorView& k,
+                                               const tensor::TensorView& v, float scale,
+                                               const tensor::TensorView& out) {
+  for (const auto* t : {&q, &k, &v, &out}) {
+    CheckDType(*t, tensor::DType::kF32, "DenseAttention");
+    CheckRank(*t, 3, "DenseAttention");
+  }
+  const DenseAttentionShape s{q.shape[0], q.shape[1], q.shape[2], k.shape[0], k.shape[1]};
+  GEMMAD_CHECK(k.shape == v.shape && out.shape == q.shape && k.shape[2] == s.d && s.m >= 1 && s.kv_heads >= 1 &&
+                   s.heads % s.kv_heads == 0,
+               "DenseAttention: q {} k {} v {} out {}", q.shape.ToString(), k.shape.ToString(), v.shape.ToString(),
+               out.shape.ToString());
+  GEMMAD_CHECK(out.data != q.data && out.data != k.data && out.data != v.data, "DenseAttention: out aliases an input");
+  GEMMAD_CHECK(scale > 0.0f && scale < INFINITY, "DenseAttention: scale {}", scale);
+  return s;
 }
 
 // SliceColumns' contract, checked; what an implementation needs.

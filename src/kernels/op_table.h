@@ -21,6 +21,8 @@
   X(Softmax, softmax) \
   X(Add, add) \
   X(Scale, scale) \
+  X(Mul, mul) \
+  X(Clamp, clamp) \
   X(ExpShifted, exp_shifted) \
   X(Copy, copy) \
   X(GatherRows, gather_rows) \
@@ -28,6 +30,7 @@
   X(EmbeddingGather, embedding_gather) \
   X(KvCacheWrite, kv_cache_write) \
   X(PagedAttention, paged_attention) \
+  X(DenseAttention, dense_attention) \
   X(MoeRoute, moe_route) \
   X(MoeExperts, moe_experts)
 

@@ -89,6 +89,18 @@ void Scale(const ExecContext& ctx, const TensorView& x, float s) {
   b.ops->scale(ctx, x, s);
 }
 
+void Mul(const ExecContext& ctx, const TensorView& a, const TensorView& bv, const TensorView& out) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "Mul", {&a, &bv, &out});
+  b.ops->mul(ctx, a, bv, out);
+}
+
+void Clamp(const ExecContext& ctx, const TensorView& x, float lo, float hi, const TensorView& out) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "Clamp", {&x, &out});
+  b.ops->clamp(ctx, x, lo, hi, out);
+}
+
 void ExpShifted(const ExecContext& ctx, const TensorView& x, float shift, float scale, const TensorView& out) {
   const Backend& b = BackendOf(ctx);
   CheckOn(b, "ExpShifted", {&x, &out});
@@ -136,6 +148,13 @@ void PagedAttention(const ExecContext& ctx, const TensorView& q, const TensorVie
   const Backend& b = BackendOf(ctx);
   CheckOn(b, "PagedAttention", {&q, &k_cache, &v_cache, &out});
   b.ops->paged_attention(ctx, q, k_cache, v_cache, sequences, window, scale, out);
+}
+
+void DenseAttention(const ExecContext& ctx, const TensorView& q, const TensorView& k, const TensorView& v,
+                    float scale, const TensorView& out) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "DenseAttention", {&q, &k, &v, &out});
+  b.ops->dense_attention(ctx, q, k, v, scale, out);
 }
 
 void MoeRoute(const ExecContext& ctx, const TensorView& logits, const TensorView& per_expert_scale,

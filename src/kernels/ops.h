@@ -59,6 +59,11 @@ void Softmax(const ExecContext& ctx, const TensorView& x);
 void Add(const ExecContext& ctx, const TensorView& a, const TensorView& b, const TensorView& out);
 // x *= s, in place; f32.
 void Scale(const ExecContext& ctx, const TensorView& x, float s);
+// out = a ⊙ b (f32, equal element counts; out may alias a or b).
+void Mul(const ExecContext& ctx, const TensorView& a, const TensorView& b, const TensorView& out);
+// out = min(max(x, lo), hi) element-wise (torch.clamp: NaN stays NaN; ±inf bounds clamp nothing).
+// x, out: f32 with equal element counts (out may alias x); lo <= hi.
+void Clamp(const ExecContext& ctx, const TensorView& x, float lo, float hi, const TensorView& out);
 // out = exp((x - shift) · scale) element-wise for arguments <= 0 (softmax weights, sampling): 0
 // where the argument is below kExpShiftedFloor (kernels/registry.h; -inf included), within 3 ulp
 // of std::exp elsewhere. x, out: f32 with equal element counts (out may alias x).
@@ -103,6 +108,15 @@ void KvCacheWrite(const ExecContext& ctx, const TensorView& k, const TensorView&
 void PagedAttention(const ExecContext& ctx, const TensorView& q, const TensorView& k_cache,
                     const TensorView& v_cache, std::span<const AttentionSequence> sequences,
                     int64_t window, float scale, const TensorView& out);
+
+// ---- dense attention -------------------------------------------------------------------------
+// Non-causal, unmasked attention of every query row over all m keys of contiguous K/V (the vision
+// encoder's bidirectional attention over one image's patches): out[i, h] = Σ_j softmax_j(scale ·
+// q[i, h] · k[j, g]) · v[j, g] with g = h / (H / Hkv), softmax in fp32. q, out: [n, H, d] f32 (out
+// must not alias q, k or v); k, v: [m, Hkv, d] f32, m >= 1, H % Hkv == 0; scale > 0. Never holds the
+// whole [n, m] score matrix of a head.
+void DenseAttention(const ExecContext& ctx, const TensorView& q, const TensorView& k, const TensorView& v,
+                    float scale, const TensorView& out);
 
 // ---- mixture of experts --------------------------------------------------------------------
 // Routing (text-model.md §8): softmax over all experts, top-K (ties: lower id), renormalise,

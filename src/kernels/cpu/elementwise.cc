@@ -1,7 +1,8 @@
-// Element-wise ops: GeGLU, soft-cap, softmax, add, scale, shifted exp.
+// Element-wise ops: GeGLU, soft-cap, softmax, add, scale, mul, clamp, shifted exp.
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/op_contracts.h"
 #include "kernels/view_checks.h"
 #include "kernels/cpu/cpu_ops.h"
 #include "kernels/registry.h"
@@ -74,6 +75,29 @@ void Scale(const ExecContext& ctx, const TensorView& x, float s) {
   float* p = x.As<float>();
   ParallelFor(ctx, x.NumElements(), kMinChunk, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) p[i] *= s;
+  });
+}
+
+void Mul(const ExecContext& ctx, const TensorView& a, const TensorView& b, const TensorView& out) {
+  internal::CheckDType(a, tensor::DType::kF32, "Mul a");
+  internal::CheckDType(b, tensor::DType::kF32, "Mul b");
+  internal::CheckDType(out, tensor::DType::kF32, "Mul out");
+  CheckSameCount(a, b, "Mul");
+  CheckSameCount(a, out, "Mul");
+  const float* ap = a.As<const float>();
+  const float* bp = b.As<const float>();
+  float* o = out.As<float>();
+  ParallelFor(ctx, a.NumElements(), kMinChunk, [&](int64_t s, int64_t e) {
+    for (int64_t i = s; i < e; ++i) o[i] = ap[i] * bp[i];
+  });
+}
+
+void Clamp(const ExecContext& ctx, const TensorView& x, float lo, float hi, const TensorView& out) {
+  internal::CheckClamp(x, lo, hi, out);
+  const float* p = x.As<const float>();
+  float* o = out.As<float>();
+  ParallelFor(ctx, x.NumElements(), kMinChunk, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) o[i] = internal::ClampOne(p[i], lo, hi);
   });
 }
 

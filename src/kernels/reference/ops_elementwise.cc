@@ -55,6 +55,17 @@ void Scale(const ExecContext&, const TensorView& x, float s) {
   for (int64_t i = 0; i < x.NumElements(); ++i) x.As<float>()[i] *= s;
 }
 
+void Mul(const ExecContext&, const TensorView& a, const TensorView& b, const TensorView& out) {
+  CheckF32Pair(a, b, "Mul");
+  CheckF32Pair(a, out, "Mul");
+  for (int64_t i = 0; i < a.NumElements(); ++i) out.As<float>()[i] = a.As<const float>()[i] * b.As<const float>()[i];
+}
+
+void Clamp(const ExecContext&, const TensorView& x, float lo, float hi, const TensorView& out) {
+  internal::CheckClamp(x, lo, hi, out);
+  for (int64_t i = 0; i < x.NumElements(); ++i) out.As<float>()[i] = internal::ClampOne(x.As<const float>()[i], lo, hi);
+}
+
 void ExpShifted(const ExecContext&, const TensorView& x, float shift, float scale, const TensorView& out) {
   CheckF32Pair(x, out, "ExpShifted");
   for (int64_t i = 0; i < x.NumElements(); ++i) {

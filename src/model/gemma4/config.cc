@@ -54,6 +54,7 @@ Status ReadTopLevel(const JsonFields& top, Config* c, const json** text) {
       GEMMAD_RETURN_IF_ERROR(top.IntOpt(key, &v));
       *out = v.value_or(0);  // null: the modality is absent
     }
+    GEMMAD_RETURN_IF_ERROR(internal::ReadVisionConfig(top, &c->vision));
   } else if (model_type == "gemma4_text") {
     *text = &top.node();
   } else {

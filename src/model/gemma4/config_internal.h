@@ -1,6 +1,8 @@
 // Pieces of ParseConfig shared between config.cc and config_attention.cc (not a public API).
 #pragma once
 
+#include <optional>
+
 #include "base/status.h"
 #include "model/gemma4/config.h"
 
@@ -16,5 +18,7 @@ Status ReadRopeParameters(const io::JsonFields& f, Config* c);
 Status ReadGlobalAttention(const io::JsonFields& f, Config* c);
 // Rejects configs the forward pass cannot run (non-positive sizes, bad sharing, ...).
 Status ValidateConfig(const io::JsonFields& f, const Config& c);
+// The top level's `vision_config` (model/gemma4/vision_config.h); absent or null -> nullopt.
+Status ReadVisionConfig(const io::JsonFields& top, std::optional<VisionConfig>* out);
 
 }  // namespace gemmad::model::gemma4::internal

@@ -74,6 +74,32 @@ json PerLayerConfig(const Config& c) {
   return plc;
 }
 
+json VisionFields(const VisionConfig& v, const std::string& dtype) {
+  json j;
+  j["model_type"] = "gemma4_vision";
+  j["attention_bias"] = false;
+  j["attention_dropout"] = 0.0;
+  j["default_output_length"] = v.default_output_length;
+  j["dtype"] = dtype;
+  j["head_dim"] = v.head_dim;
+  j["hidden_activation"] = v.hidden_activation;
+  j["hidden_size"] = v.hidden_size;
+  j["initializer_range"] = 0.02;
+  j["intermediate_size"] = v.intermediate_size;
+  j["max_position_embeddings"] = 131072;
+  j["num_attention_heads"] = v.num_attention_heads;
+  j["num_hidden_layers"] = v.num_hidden_layers;
+  j["num_key_value_heads"] = v.num_key_value_heads;
+  j["patch_size"] = v.patch_size;
+  j["pooling_kernel_size"] = v.pooling_kernel_size;
+  j["position_embedding_size"] = v.position_embedding_size;
+  j["rms_norm_eps"] = v.rms_norm_eps;
+  j["rope_parameters"] = {{"rope_type", v.rope_type}, {"rope_theta", v.rope_theta}};
+  j["standardize"] = v.standardize;
+  j["use_clipped_linears"] = v.use_clipped_linears;
+  return j;
+}
+
 }  // namespace
 
 std::string ConfigToJson(const Config& c, ConfigLayout layout, const std::string& dtype) {
@@ -91,7 +117,7 @@ std::string ConfigToJson(const Config& c, ConfigLayout layout, const std::string
   top["architectures"] = {"Gemma4ForConditionalGeneration"};
   top["model_type"] = "gemma4";
   top["text_config"] = t;
-  top["vision_config"] = nullptr;
+  top["vision_config"] = c.vision ? VisionFields(*c.vision, dtype) : json(nullptr);
   top["audio_config"] = nullptr;
   top["dtype"] = dtype;
   top["eos_token_id"] = EosJson(c.eos_token_ids);

@@ -80,6 +80,31 @@ Config Released() {
   return c;
 }
 
+// The released vision towers (multimodal.md §0).
+VisionConfig OnDeviceTower() {
+  VisionConfig v;  // the reference defaults are the E2B/E4B tower
+  v.use_clipped_linears = true;
+  return v;
+}
+
+VisionConfig LargeTower() {
+  VisionConfig v;
+  v.hidden_size = 1152, v.intermediate_size = 4304, v.num_hidden_layers = 27;
+  v.num_attention_heads = v.num_key_value_heads = 16, v.head_dim = 72;
+  v.use_clipped_linears = false, v.standardize = true;
+  return v;
+}
+
+// The e2e model's tower: tiny layers, the released patch size, pooling and position table (it
+// reads real images as the image processor prepares them), both clipping and standardize on.
+VisionConfig TinyTower() {
+  VisionConfig v;
+  v.hidden_size = 32, v.intermediate_size = 64, v.num_hidden_layers = 2;
+  v.num_attention_heads = v.num_key_value_heads = 2, v.head_dim = 16;
+  v.use_clipped_linears = true, v.standardize = true;
+  return v;
+}
+
 Config E2e() {
   Config c = Released();
   c.hidden_size = 64, c.intermediate_size = 128, c.num_hidden_layers = 6;
@@ -88,7 +113,7 @@ Config E2e() {
   c.sliding_window = 32, c.num_kv_shared_layers = 2, c.use_double_wide_mlp = true;
   c.hidden_size_per_layer_input = 8, c.vocab_size_per_layer_input = 262144;
   c.max_position_embeddings = 131072;  // as the released E2B: the seeds' --max-model-len values fit
-  c.image_token_id = c.audio_token_id = c.video_token_id = 0;  // text-only test model
+  c.vision = TinyTower();
   return c;
 }
 
@@ -99,6 +124,7 @@ Config E2b() {
   c.num_kv_shared_layers = 20, c.use_double_wide_mlp = true;
   c.hidden_size_per_layer_input = 256, c.vocab_size_per_layer_input = 262144;
   c.max_position_embeddings = 131072;
+  c.vision = OnDeviceTower();
   return c;
 }
 
@@ -117,6 +143,7 @@ Config Large(int64_t h, int64_t layers, int64_t heads, int64_t kv, int64_t kvg, 
   c.attention_k_eq_v = true, c.sliding_window = 1024, c.max_position_embeddings = 262144;
   c.hidden_size_per_layer_input = 0, c.vocab_size_per_layer_input = 0;
   c.use_bidirectional_attention = "vision";
+  c.vision = LargeTower();
   return c;
 }
 
@@ -141,6 +168,7 @@ Result<Preset> FindPreset(std::string_view name) {
     p.config = T3();
   } else if (name == "e2e") {
     p.config = E2e();
+    p.multimodal = true;  // the vision tower needs the Gemma4ForConditionalGeneration layout
     p.with_tokenizer = true;
     p.generation = {{1, 106, 50}, true};
   } else if (name == "e2b" || name == "e4b" || name == "26b" || name == "31b") {

@@ -1,6 +1,7 @@
 // Named model shapes for `gemmad make-test-model`: the tiny reference configs T1-T3
-// (text-model.md §14), the end-to-end test model (full 262,144-token vocabulary, tiny layers)
-// and the real E2B/E4B/26B-A4B/31B text shapes (text-model.md §10).
+// (text-model.md §14), the end-to-end test model (full 262,144-token vocabulary, tiny layers, a
+// tiny vision tower, the released media token ids) and the real E2B/E4B/26B-A4B/31B text shapes
+// (text-model.md §10) with their real vision towers (multimodal.md §0).
 #pragma once
 
 #include <string>

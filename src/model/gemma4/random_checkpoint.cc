@@ -18,6 +18,7 @@
 #include "io/progress_bar.h"
 #include "io/safetensors_index.h"
 #include "io/safetensors_writer.h"
+#include "model/gemma4/vision_weight_spec.h"
 #include "model/gemma4/weight_spec.h"
 #include "tensor/half.h"
 
@@ -34,12 +35,27 @@ uint64_t Fnv1a(std::string_view s) {
   return h;
 }
 
-std::vector<WeightSpec> SpecToWrite(const Config& c, bool unused_kv) {
+// The text tensors, plus the vision tower's in the multimodal layout when the config has one.
+std::vector<WeightSpec> SpecToWrite(const Config& c, const RandomCheckpointOptions& o) {
   std::vector<WeightSpec> out;
   for (WeightSpec& w : TextWeightSpec(c)) {
-    if (w.used || (unused_kv && !w.top_level)) out.push_back(std::move(w));
+    if (w.used || (o.unused_kv_tensors && !w.top_level)) out.push_back(std::move(w));
+  }
+  if (o.multimodal && c.vision) {
+    for (WeightSpec& w : VisionWeightSpec(*c.vision, c.hidden_size)) out.push_back(std::move(w));
   }
   return out;
+}
+
+// The name whose values a tensor gets: k_proj and v_proj, gate_proj and up_proj share their clip
+// bounds, as the released checkpoints do (multimodal.md §3.1).
+std::string ValueName(const std::string& name) {
+  if (!IsClipBound(name)) return name;
+  std::string n = name;
+  for (auto [from, to] : {std::pair<std::string_view, std::string_view>{".v_proj.", ".k_proj."}, {".up_proj.", ".gate_proj."}}) {
+    if (size_t p = n.find(from); p != std::string::npos) n.replace(p, from.size(), to);
+  }
+  return n;
 }
 
 void Encode(float v, tensor::DType dtype, char* dst) {
@@ -57,7 +73,7 @@ io::TensorFill MakeFill(const WeightSpec& w, tensor::DType dtype, uint64_t seed)
     ValueRecipe r = RecipeFor(name, shape);
     float lo = static_cast<float>(r.kind == ValueRecipe::kUniform ? r.lo : -r.hi);
     float span = static_cast<float>(r.hi) - lo;
-    Rng rng(seed ^ Fnv1a(name));
+    Rng rng(seed ^ Fnv1a(ValueName(name)));
     size_t esize = tensor::DTypeSize(dtype);
     constexpr int64_t kChunk = 1 << 18;
     std::string buf;
@@ -142,7 +158,7 @@ const char* TorchDtype(tensor::DType d) {
 }
 
 Status WriteTensors(const std::string& dir, const Config& c, const RandomCheckpointOptions& o) {
-  std::vector<WeightSpec> spec = SpecToWrite(c, o.unused_kv_tensors);
+  std::vector<WeightSpec> spec = SpecToWrite(c, o);
   std::string prefix(o.multimodal ? kMultimodalPrefix : kTextOnlyPrefix);
   size_t esize = tensor::DTypeSize(o.dtype);
   auto shards = Shard(spec, o.num_shards, esize);
@@ -170,6 +186,14 @@ Status WriteTensors(const std::string& dir, const Config& c, const RandomCheckpo
 }  // namespace
 
 ValueRecipe RecipeFor(const std::string& name, const std::vector<int64_t>& shape) {
+  // Vision tower (multimodal.md §8.5, with clip bounds wide enough to bend only the tails).
+  if (IsClipBound(name)) {
+    return EndsWith(name, "_min") ? ValueRecipe{ValueRecipe::kUniform, -3.0, -1.0}
+                                  : ValueRecipe{ValueRecipe::kUniform, 1.0, 3.0};
+  }
+  if (EndsWith(name, "position_embedding_table")) return {ValueRecipe::kSymmetric, 0.0, 0.5 * std::sqrt(3.0)};
+  if (EndsWith(name, "vision_tower.std_bias")) return {ValueRecipe::kSymmetric, 0.0, 0.1 * std::sqrt(3.0)};
+  if (EndsWith(name, "vision_tower.std_scale")) return {ValueRecipe::kUniform, 0.5, 1.5};
   bool unit_scale = EndsWith(name, "norm.weight") || EndsWith(name, "layernorm.weight") ||
                     EndsWith(name, "layernorm_1.weight") || EndsWith(name, "layernorm_2.weight") ||
                     EndsWith(name, "layer_scalar") || EndsWith(name, "router.scale") ||
@@ -184,7 +208,7 @@ ValueRecipe RecipeFor(const std::string& name, const std::vector<int64_t>& shape
 
 uint64_t CheckpointDataBytes(const Config& config, const RandomCheckpointOptions& options) {
   uint64_t n = 0;
-  for (const auto& w : SpecToWrite(config, options.unused_kv_tensors)) n += static_cast<uint64_t>(w.num_elements());
+  for (const auto& w : SpecToWrite(config, options)) n += static_cast<uint64_t>(w.num_elements());
   return n * tensor::DTypeSize(options.dtype);
 }
 
@@ -192,7 +216,7 @@ Status WriteRandomCheckpoint(const std::string& out_dir, const Config& config, c
   if (o.dtype != tensor::DType::kBF16 && o.dtype != tensor::DType::kF32 && o.dtype != tensor::DType::kF16) {
     return InvalidArgumentError("random checkpoints are BF16, F16 or F32");
   }
-  size_t num_tensors = SpecToWrite(config, o.unused_kv_tensors).size();
+  size_t num_tensors = SpecToWrite(config, o).size();
   if (o.num_shards < 1 || static_cast<size_t>(o.num_shards) > num_tensors) {
     return InvalidArgumentError(fmt::format("--shards must be in [1, {}] (the number of tensors)", num_tensors));
   }

@@ -3,7 +3,9 @@
 // transformers saves for the same config. Values are streamed to disk (never all in memory), are
 // deterministic in (seed, tensor name) whatever the sharding, and follow text-model.md §14's
 // recipe: norms, layer scalars and router scales ~ U(0.5, 1.5), embeddings std 1, other matrices
-// std 1/sqrt(in_features).
+// std 1/sqrt(in_features). In the multimodal layout a config's vision tower is written too
+// (model/gemma4/vision_weight_spec.h; position table std 0.5, std_bias std 0.1, std_scale
+// U(0.5, 1.5), clip bounds ±U(1, 3) shared by k/v and gate/up).
 #pragma once
 
 #include <cstdint>
@@ -21,7 +23,8 @@ struct RandomCheckpointOptions {
   tensor::DType dtype = tensor::DType::kBF16;  // kBF16, kF16 or kF32
   uint64_t seed = 0;
   int num_shards = 1;             // 1: model.safetensors; N > 1: N shards + index
-  bool multimodal = false;        // released layout: text_config, tensors under model.language_model.
+  bool multimodal = false;        // released layout: text_config, tensors under model.language_model.,
+                                  // plus the vision tower when the config has one
   bool unused_kv_tensors = false; // also write KV-shared layers' unused k/v/k_norm
   bool show_progress = false;     // byte progress bar on stderr
   std::string tokenizer_dir;      // if set, copy tokenizer.json and tokenizer_config.json from it

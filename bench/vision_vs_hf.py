@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Encode time of one image through the Gemma 4 E2B vision tower + projector: gemmad
+(bench/vision_bench.cc) against transformers on the same machine and thread count.
+
+    /work/venv-dev/bin/python bench/vision_vs_hf.py BUILD_DIR [--threads 2] [--budgets 70,280,1120]
+                                                    [--repeats 3] [--skip-gemmad] [--skip-hf]
+
+BUILD_DIR holds bench/bench_vision (release or relassert preset). Both sides: the real E2B tower
+shape (Dv 768, 16 layers, 12 heads of 64, I 3072, use_clipped_linears), projector to Dt 1536,
+float32, random weights, a 480x640 image as Gemma4ImageProcessor(patch_size=16,
+pooling_kernel_size=3) sizes it at each budget (21x27, 42x57, 84x114 patches). transformers runs
+Gemma4Model.get_image_features under torch.no_grad with torch.set_num_threads(T) and its default
+attention (sdpa) on what its processor gives it: every image padded to budget x 9 patch rows
+(630, 2520, 10080), which it attends over with a mask. gemmad runs the image's real patches only.
+Times are the median of --repeats runs after one warm-up (gemmad: Google Benchmark's mean over its
+iterations, 1 at budget 1120).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+GRIDS = {70: (21, 27), 280: (42, 57), 1120: (84, 114)}
+
+
+def hf_times(threads, budgets, repeats):
+    import numpy
+    import torch
+    from transformers import (Gemma4Config, Gemma4ForConditionalGeneration, Gemma4ImageProcessor,
+                              Gemma4TextConfig, Gemma4VisionConfig)
+    torch.set_num_threads(threads)
+    torch.manual_seed(0)
+    text = Gemma4TextConfig(vocab_size=512, hidden_size=1536, intermediate_size=64, num_hidden_layers=1,
+                            num_attention_heads=2, num_key_value_heads=1, head_dim=32, global_head_dim=32,
+                            layer_types=["full_attention"], hidden_size_per_layer_input=0,
+                            vocab_size_per_layer_input=0)
+    vision = Gemma4VisionConfig(use_clipped_linears=True)  # the defaults are the E2B tower
+    model = Gemma4ForConditionalGeneration(Gemma4Config(text_config=text, vision_config=vision,
+                                                        audio_config=None)).eval()
+    with torch.no_grad():
+        for name, t in model.model.vision_tower.named_parameters():
+            if name.endswith("position_embedding_table"):
+                t.normal_(0, 0.5)
+    image = (numpy.random.default_rng(0).random((480, 640, 3)) * 255).astype(numpy.uint8)
+    out = {}
+    for budget in budgets:
+        proc = Gemma4ImageProcessor(patch_size=16, pooling_kernel_size=3, max_soft_tokens=budget)
+        batch = proc(images=[image], return_tensors="pt")
+        real = int((batch["image_position_ids"][0] != -1).all(dim=-1).sum())
+        assert real == GRIDS[budget][0] * GRIDS[budget][1], (budget, real)
+        times = []
+        with torch.no_grad():
+            for i in range(repeats + 1):
+                t0 = time.perf_counter()
+                model.model.get_image_features(batch["pixel_values"], batch["image_position_ids"])
+                if i > 0:
+                    times.append(time.perf_counter() - t0)
+        out[budget] = {"seconds": statistics.median(times), "patch_rows": int(batch["pixel_values"].shape[1]),
+                       "real_patches": real}
+        print(f"transformers budget {budget}: {out[budget]['seconds']:.3f} s", file=sys.stderr, flush=True)
+    return out
+
+
+def gemmad_times(build_dir, threads, budgets):
+    exe = os.path.join(build_dir, "bench", "bench_vision")
+    env = dict(os.environ, GEMMAD_BENCH_THREADS=str(threads))
+    filt = "|".join(f"budget:{b}/" for b in budgets)
+    res = subprocess.run([exe, f"--benchmark_filter={filt}", "--benchmark_format=json"], env=env, check=True,
+                         capture_output=True, text=True)
+    out = {}
+    for b in json.loads(res.stdout)["benchmarks"]:
+        budget = int(b["name"].split("budget:")[1].split("/")[0])
+        out[budget] = {"seconds": b["real_time"] / 1e3}
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("build_dir")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--budgets", default="70,280,1120")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--skip-gemmad", action="store_true")
+    ap.add_argument("--skip-hf", action="store_true")
+    args = ap.parse_args()
+    budgets = [int(b) for b in args.budgets.split(",")]
+    ours = {} if args.skip_gemmad else gemmad_times(args.build_dir, args.threads, budgets)
+    hf = {} if args.skip_hf else hf_times(args.threads, budgets, args.repeats)
+    print(f"threads {args.threads}")
+    print(f"{'budget':>6} {'patches':>8} {'gemmad s':>9} {'transformers s':>15} {'hf/gemmad':>10}")
+    for b in budgets:
+        g = ours.get(b, {}).get("seconds")
+        h = hf.get(b, {}).get("seconds")
+        ratio = f"{h / g:.2f}" if g and h else "-"
+        print(f"{b:>6} {GRIDS[b][0] * GRIDS[b][1]:>8} {g if g else float('nan'):>9.3f} "
+              f"{h if h else float('nan'):>15.3f} {ratio:>10}")
+
+
+if __name__ == "__main__":
+    main()
