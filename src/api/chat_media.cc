@@ -37,10 +37,12 @@ std::optional<ApiError> ExtractMediaParts(Json* messages, std::vector<MediaPart>
     Json& msg = (*messages)[i];
     auto content_it = msg.find("content");
     if (content_it == msg.end() || !content_it->is_array()) continue;
+    size_t erased = 0;  // parts removed so far: locations name the request's own indices
     for (size_t j = 0; j < content_it->size(); ++j) {
       Json& part = (*content_it)[j];
+      const size_t original_j = j + erased;
       if (!part.is_object()) continue;
-      const std::string loc = fmt::format("messages[{}].content[{}]", i, j);
+      const std::string loc = fmt::format("messages[{}].content[{}]", i, original_j);
       const std::string type = part.contains("type") && part["type"].is_string() ? part["type"].get<std::string>() : "";
       for (const char* u : kUnsupported) {
         if (type == u) return ApiError::BadRequest(fmt::format("{}: '{}' parts are not supported by gemmad", loc, u), "messages");
@@ -55,7 +57,10 @@ std::optional<ApiError> ExtractMediaParts(Json* messages, std::vector<MediaPart>
         if (!type.empty() && payload == part.end()) {
           return ApiError::BadRequest(fmt::format("{}: a '{}' part needs a '{}' field", loc, type, form->field), "messages");
         }
-        continue;  // null payload: skipped
+        content_it->erase(content_it->begin() + static_cast<std::ptrdiff_t>(j));  // null payload: skipped
+        --j;
+        ++erased;
+        continue;
       }
       MediaPart mp;
       mp.modality = form->modality;
@@ -74,7 +79,6 @@ std::optional<ApiError> ExtractMediaParts(Json* messages, std::vector<MediaPart>
         }
         mp.url = std::move(*url);
       }
-      part = Json{{"type", std::string(mm::ModalityName(form->modality))}};
       parts->push_back(std::move(mp));
     }
   }

@@ -1,8 +1,8 @@
 // Media parts of chat messages, the forms vLLM accepts (chat-format and api specs): `image_url`
 // ({"url": ...} or a bare string), `input_image`, `video_url`, `audio_url`, `input_audio`, and the
-// untyped `{"image_url": ...}` form. ExtractMediaParts lists them in prompt order and rewrites each
-// into the `{"type": "image" | "video" | "audio"}` item chat templates expect, so the template
-// writes one placeholder per part. Null payloads are skipped (vLLM does the same).
+// untyped `{"image_url": ...}` form. ExtractMediaParts lists them in prompt order (the template's
+// normaliser, template/chat_normalize.cc, turns each into the `{"type": "image" | ...}` item the
+// chat template writes one placeholder for). Parts with a null payload are removed: vLLM skips them.
 #pragma once
 
 #include <map>
@@ -24,7 +24,7 @@ struct MediaPart {
   std::string location;       // "messages[i].content[j]", for errors
 };
 
-// Rewrites `messages` (already validated as an array of objects) in place.
+// `messages`: the request's messages; null-payload media parts are erased from it.
 std::optional<ApiError> ExtractMediaParts(Json* messages, std::vector<MediaPart>* parts);
 
 // --limit-mm-per-prompt: absent modality = no limit. vLLM's text: "At most N image(s) may be

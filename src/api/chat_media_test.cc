@@ -35,11 +35,18 @@ TEST(ChatMediaTest, ListsEveryFormInOrderAndRewritesThemForTheTemplate) {
   EXPECT_EQ(parts[6].audio_data, "AAAA");
   EXPECT_EQ(parts[6].audio_format, "wav");
   const Json& c = m[1]["content"];
-  EXPECT_EQ(c[0], Json({{"type", "image"}}));
-  EXPECT_EQ(c[1]["type"], "text");
-  EXPECT_EQ(c[5], Json({{"type", "video"}}));
-  EXPECT_EQ(c[6], Json({{"type", "audio"}}));
-  EXPECT_EQ(c[8]["image_url"], nullptr);  // a null payload is skipped and left alone
+  ASSERT_EQ(c.size(), 8u);  // the null-payload part is gone; the others are kept as sent
+  EXPECT_EQ(c[0]["type"], "image_url");
+  EXPECT_EQ(c[5]["type"], "video_url");
+}
+
+TEST(ChatMediaTest, LocationsNameTheRequestsIndicesAfterASkippedPart) {
+  Json m = Messages(R"({"type":"image_url","image_url":null},{"type":"image_url","image_url":"x"})");
+  std::vector<MediaPart> parts;
+  ASSERT_FALSE(ExtractMediaParts(&m, &parts).has_value());
+  ASSERT_EQ(parts.size(), 1u);
+  EXPECT_EQ(parts[0].location, "messages[1].content[1]");
+  EXPECT_EQ(m[1]["content"].size(), 1u);
 }
 
 TEST(ChatMediaTest, MalformedAndUnsupportedPartsNameThePart) {

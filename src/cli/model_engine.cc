@@ -10,7 +10,9 @@
 #include "kernels/thread_pool.h"
 #include "kv/kv_plan.h"
 #include "model/gemma4/model.h"
+#include "model/safetensors_source.h"
 #include "runner/model_runner.h"
+#include "runner/vision_encoder.h"
 
 namespace gemmad::cli {
 namespace {
@@ -50,8 +52,12 @@ Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
   model::gemma4::ModelOptions mo;
   mo.quantization = o.quantization;
   mo.num_threads = std::max(1, o.num_threads);
-  GEMMAD_ASSIGN_OR_RETURN(auto model, o.source ? model::gemma4::Model::Load(o.source, mo)
-                                                : model::gemma4::Model::Load(o.model_dir, {}, mo));
+  std::shared_ptr<const model::WeightSource> source = o.source;
+  if (!source) {
+    GEMMAD_ASSIGN_OR_RETURN(auto opened, model::OpenSafetensorsDir(o.model_dir));
+    source = std::move(opened);
+  }
+  GEMMAD_ASSIGN_OR_RETURN(auto model, model::gemma4::Model::Load(source, mo));
   const auto& cfg = model->config();
   const int64_t max_model_len = o.max_model_len > 0 ? o.max_model_len : cfg.max_position_embeddings;
   GEMMAD_RETURN_IF_ERROR(CheckMaxModelLen(max_model_len, cfg.max_position_embeddings, o.allow_long_max_model_len));
@@ -84,12 +90,31 @@ Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
   ec.max_logprobs = o.max_logprobs;
   ec.seed = o.seed;
   ec.iteration_timeout_s = o.iteration_timeout_s;
-  GEMMAD_ASSIGN_OR_RETURN(auto runner, runner::ModelRunner::Create(std::move(model), kv, exec, o.kv_cache_dtype));
+  // The vision tower (images and video frames), unless the checkpoint has none or the server
+  // runs with --language-model-only (then it is not even read).
+  std::unique_ptr<runner::MultimodalEncoder> encoder;
+  VisionFacts vision;
+  vision.bidirectional = cfg.use_bidirectional_attention == "vision";
+  if (cfg.image_token_id > 0) vision.image_token_id = static_cast<int32_t>(cfg.image_token_id);
+  if (cfg.video_token_id > 0) vision.video_token_id = static_cast<int32_t>(cfg.video_token_id);
+  if (cfg.vision && !o.language_model_only) {
+    GEMMAD_ASSIGN_OR_RETURN(encoder, runner::CreateGemma4VisionEncoder(source, exec));
+    vision.loaded = true;
+    vision.patch_size = cfg.vision->patch_size;
+    vision.pooling_kernel = cfg.vision->pooling_kernel_size;
+    vision.default_max_soft_tokens = cfg.vision->default_output_length;
+    GEMMAD_LOG_INFO("vision tower: {} layers, hidden {}, patch {}, default budget {} soft tokens",
+                    cfg.vision->num_hidden_layers, cfg.vision->hidden_size, cfg.vision->patch_size,
+                    cfg.vision->default_output_length);
+  }
+  GEMMAD_ASSIGN_OR_RETURN(auto runner, runner::ModelRunner::Create(std::move(model), kv, exec, o.kv_cache_dtype,
+                                                                   std::move(encoder)));
   std::unique_ptr<runner::Runner> served = std::move(runner);
   if (o.wrap_runner) served = o.wrap_runner(std::move(served));  // test binary only
   auto pooled = std::make_unique<PooledRunner>(std::move(pool), std::move(served));
 
   ModelEngine out;
+  out.vision = vision;
   out.engine = std::make_unique<engine::Engine>(ec, std::move(pooled));
   out.kv = kv;
   out.kv_cache_bytes = plan.total_bytes;

@@ -261,10 +261,10 @@ TOOL_FLAGS = ["--enable-auto-tool-choice", "--tool-call-parser", "gemma4", "--re
               "--chat-template", "examples/tool_chat_template_gemma4.jinja"]
 
 
-def module_server(args, name):
-    """Body of a module-scoped pytest fixture: starts `gemmad serve ARGS`, yields it, and checks
-    it exits 0 on SIGTERM."""
-    s = Server(args, name=name)
+def module_server(args, name, env=None):
+    """Body of a module-scoped pytest fixture: starts `gemmad serve ARGS` (with `env` added to its
+    environment), yields it, and checks it exits 0 on SIGTERM."""
+    s = Server(args, name=name, env=env)
     s.start()
     yield s
     rc = s.stop()

@@ -91,7 +91,7 @@ CASES = [
     (CHAT, {"messages": [{"role": "user", "content": [
         {"type": "image_url", "image_url": {"url": "https://example.com/cat.jpg"}},
         {"type": "text", "text": "Describe this image."}]}]},
-     400, "BadRequestError", "messages", "image input is not supported"),
+     400, "BadRequestError", "messages", "messages[0].content[0]: cannot load the image"),
     (COMP, {"max_tokens": 3}, 400, "Bad Request", None,
      "Either prompt or prompt_embeds must be provided and non-empty."),
     (COMP, {"prompt": ""}, 400, "Bad Request", None, "Either prompt or prompt_embeds must be provided and non-empty."),

@@ -9,9 +9,11 @@ those that cannot run here, which must fail at once with the one-line error a vL
 expect (tensor parallelism > 1); commands with `<placeholders>` are skipped.
 
 Then every Python client example of the seeds runs unchanged against a server for its model (the
-examples of one seed run in order in one namespace, as a reader pastes them): text-only examples
-must succeed; image/audio examples need network media and multimodal input, which gemmad does not
-have, so they must get a clear HTTP 400 (openai.BadRequestError), not a crash or a silently
+examples of one seed run in order in one namespace, as a reader pastes them): text and image
+examples must succeed — their https://upload.wikimedia.org/... URLs are answered by a local TLS
+site behind a CONNECT proxy (https_proxy and SSL_CERT_FILE in the server's environment, the
+variables vLLM's Python clients honour too), since there is no internet; audio examples must get
+a clear HTTP 400 (openai.BadRequestError) until gemmad takes audio, not a crash or a silently
 text-only answer."""
 import contextlib
 import glob
@@ -25,10 +27,12 @@ import openai
 import pytest
 
 import gemmad_e2e as e2e
+import media_util as mu
 
 PORT = 8000
 SEEDS = sorted(glob.glob(os.path.join(e2e.SHARED_DIR, "seeds", "*.txt")))
-MEDIA = ("image_url", "audio_url", "input_audio", "video_url")
+AUDIO = ("audio_url", "input_audio")
+MEDIA_HOST = "upload.wikimedia.org"
 TP_ERROR = ("gemmad serve: error: --tensor-parallel-size {n}: multi-device parallelism is not implemented "
             "yet (only 1 is supported)")
 
@@ -161,18 +165,19 @@ def test_serve_command(path, cmd):
 def test_client_examples(path):
     snippets = python_examples(path)
     model = re.search(r'model="([^"]+)"', "\n".join(snippets)).group(1)
-    with e2e.Server([model] + e2e.TOOL_FLAGS, port=PORT, name="seed-client") as server:
+    site = mu.TlsSite(os.path.join(e2e.WORK, "tls_site"), MEDIA_HOST, mu.encode(mu.picture(1200, 900, seed=7), "JPEG"))
+    with site, e2e.Server([model] + e2e.TOOL_FLAGS, port=PORT, name="seed-client", env=site.env()) as server:
         ns = {"__name__": "__seed_example__"}
         ran_text = 0
         for snippet in snippets:
-            media = any(m in snippet for m in MEDIA)
+            audio = any(m in snippet for m in AUDIO)
             out = io.StringIO()
-            if media:
+            if audio:
                 with pytest.raises(openai.BadRequestError) as e, contextlib.redirect_stdout(out):
                     exec(compile(snippet, path, "exec"), ns)  # noqa: S102 - the recipe's own example
                 err = e.value
                 assert err.status_code == 400
-                assert "input is not supported" in err.body["message"], err.body
+                assert "audio input is not supported" in err.body["message"], err.body
                 assert err.body["param"] == "messages"
             else:
                 ns.pop("response", None)
@@ -184,6 +189,8 @@ def test_client_examples(path):
                 assert 1 <= resp.usage.completion_tokens <= limit
                 if "print(" in snippet:
                     assert out.getvalue().strip() == str(resp.choices[0].message.content)
+                if "image_url" in snippet:  # the picture was fetched from the (local) site and encoded
+                    assert site.requests and resp.usage.prompt_tokens > 200, (site.requests, resp.usage)
                 ran_text += 1
             assert server.proc.poll() is None, server.log()
         # The server is healthy after all of them.

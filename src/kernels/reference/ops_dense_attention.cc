@@ -13,7 +13,7 @@ void DenseAttention(const ExecContext&, const TensorView& q, const TensorView& k
   const internal::DenseAttentionShape s = internal::CheckDenseAttention(q, k, v, scale, out);
   const std::vector<int64_t> q_index(static_cast<size_t>(s.n), s.m - 1);
   reference::Attention(q.As<const float>(), s.n, s.heads, k.As<const float>(), v.As<const float>(), s.m, s.kv_heads,
-                       s.d, q_index.data(), /*window=*/0, scale, out.As<float>());
+                       s.d, q_index.data(), /*key_end=*/nullptr, /*window=*/0, scale, out.As<float>());
 }
 
 }  // namespace gemmad::kernels::reference::op
