@@ -273,6 +273,8 @@ def dump(model, kwargs, info, directory, bidirectional):
     writer.add("hidden_states", hidden)
     writer.add("logits", logits)
     writer.add("greedy_logits", greedy_rows)
+    for k, im in enumerate(media()[0]):  # the decoded pictures ([H, W, 3] uint8 as i64): pixels -> logits tests
+        writer.add(f"image_{k}_rgb", torch.from_numpy(numpy.asarray(im)).to(torch.int64))
     text = model.config.get_text_config()
     index = {"variant": os.path.basename(directory), "use_bidirectional_attention": bidirectional,
              "num_hidden_layers": text.num_hidden_layers, "hidden_size": text.hidden_size,
