@@ -79,7 +79,9 @@ std::optional<ApiError> RenderAndTokenize(const ServingContext& ctx, const ChatR
     if (auto e = ExtractMediaParts(&rewritten, &parts)) return e;
     messages = &rewritten;
     if (auto e = CheckMediaCounts(parts, ctx.media.limit_per_prompt)) return e;
-    if (auto e = LoadMedia(ctx.media, parts, in.mm_processor_kwargs, in.client_gone, &media)) return e;
+    if (auto e = LoadMedia(ctx.media, parts, in.mm_processor_kwargs, in.media_io_kwargs, in.client_gone, &media)) {
+      return e;
+    }
   }
   std::optional<tmpl::ChatTemplate> request_template;
   if (in.chat_template) {
@@ -140,6 +142,7 @@ std::optional<ApiError> PrepareChat(const ServingContext& ctx, const ApiCall& ca
   in.continue_final_message = r.continue_final_message;
   in.add_special_tokens = r.add_special_tokens;
   in.mm_processor_kwargs = &r.mm_processor_kwargs;
+  in.media_io_kwargs = &r.media_io_kwargs;
   in.client_gone = call.client_gone;
   if (auto e = RenderAndTokenize(ctx, in, &out->prompt_text, &out->prompt_ids, &out->mm_items)) return e;
   if (r.echo && !r.messages.empty() && r.messages.back().value("role", "") == out->role) {

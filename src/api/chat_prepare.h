@@ -44,6 +44,7 @@ struct ChatRenderInput {
   bool continue_final_message = false;
   bool add_special_tokens = false;
   const Json* mm_processor_kwargs = nullptr;  // the request's, may be null
+  const Json* media_io_kwargs = nullptr;      // the request's, may be null
   std::function<bool()> client_gone;          // stops media fetches early; may be empty
 };
 // Media parts (images, videos) are fetched, decoded and preprocessed, and their placeholders

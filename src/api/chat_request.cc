@@ -100,7 +100,7 @@ std::optional<ApiError> ParseChatRequest(const Json& body, ChatRequest* out) {
   out->include_reasoning = r.Bool("include_reasoning").value_or(true);
   r.String("reasoning_effort");
   if (const Json* k = r.Object("mm_processor_kwargs")) out->mm_processor_kwargs = *k;
-  r.Object("media_io_kwargs");
+  if (const Json* k = r.Object("media_io_kwargs")) out->media_io_kwargs = *k;
   if (!r.ok()) return r.error();
 
   if (out->top_logprobs) {

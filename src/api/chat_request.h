@@ -17,6 +17,7 @@ struct ChatRequest {
   SamplingRequest sampling;
   Json messages;            // array, as received (template/ normalises it)
   Json mm_processor_kwargs;  // null or an object (e.g. {"max_soft_tokens": 560})
+  Json media_io_kwargs;      // null or an object (e.g. {"video": {"num_frames": 16}})
   Json tools;               // array or null
   ToolChoiceKind tool_choice = ToolChoiceKind::kNone;
   std::string tool_choice_name;  // kNamed

@@ -84,12 +84,29 @@ std::optional<ApiError> CheckMaxSoftTokens(const Json& value) {
   return std::nullopt;
 }
 
+// media_io_kwargs.video.num_frames (vLLM's VideoMediaIO option), bounded by the server.
+static std::optional<ApiError> RequestFrames(const Json* kwargs, int64_t max_frames, int64_t* frames) {
+  if (kwargs == nullptr || !kwargs->is_object()) return std::nullopt;
+  auto video = kwargs->find("video");
+  if (video == kwargs->end() || !video->is_object()) return std::nullopt;
+  auto n = video->find("num_frames");
+  if (n == video->end() || n->is_null()) return std::nullopt;
+  if (!n->is_number_integer() || n->get<int64_t>() < 1 || n->get<int64_t>() > max_frames) {
+    return ApiError::BadRequest(
+        fmt::format("media_io_kwargs.video.num_frames must be an integer from 1 to {}, got {}", max_frames, n->dump()),
+        "media_io_kwargs");
+  }
+  *frames = n->get<int64_t>();
+  return std::nullopt;
+}
+
 std::optional<ApiError> LoadMedia(const MediaServing& serving, const std::vector<MediaPart>& parts,
-                                  const Json* mm_processor_kwargs, const std::function<bool()>& client_gone,
-                                  LoadedMedia* out) {
+                                  const Json* mm_processor_kwargs, const Json* media_io_kwargs,
+                                  const std::function<bool()>& client_gone, LoadedMedia* out) {
   mm::VisionMediaOptions options = serving.vision;
   options.source.cancelled = client_gone;
   if (auto e = RequestBudget(mm_processor_kwargs, &options.image_max_soft_tokens)) return e;
+  if (auto e = RequestFrames(media_io_kwargs, serving.max_video_frames, &options.video_num_frames)) return e;
   for (const MediaPart& part : parts) {
     const std::string_view name = mm::ModalityName(part.modality);
     const bool supported = part.modality == mm::Modality::kImage   ? serving.image

@@ -28,9 +28,10 @@ struct LoadedMedia {
 
 // `mm_processor_kwargs` of the request (may be null): {"max_soft_tokens": B} or
 // {"images_kwargs": {"max_soft_tokens": B}} overrides the server's image budget.
+// `media_io_kwargs` (may be null): {"video": {"num_frames": N}} samples N frames (1..max_video_frames).
 std::optional<ApiError> LoadMedia(const MediaServing& serving, const std::vector<MediaPart>& parts,
-                                  const Json* mm_processor_kwargs, const std::function<bool()>& client_gone,
-                                  LoadedMedia* out);
+                                  const Json* mm_processor_kwargs, const Json* media_io_kwargs,
+                                  const std::function<bool()>& client_gone, LoadedMedia* out);
 
 std::optional<ApiError> ExpandPlaceholders(const LoadedMedia& media, std::string* prompt_text);
 

@@ -59,6 +59,7 @@ void ServeTokenize(const ServingContext& ctx, const ApiCall& call, ResponseSink&
     in.continue_final_message = r.Bool("continue_final_message").value_or(false);
     in.add_special_tokens = r.Bool("add_special_tokens").value_or(false);
     in.mm_processor_kwargs = r.Object("mm_processor_kwargs");
+    in.media_io_kwargs = r.Object("media_io_kwargs");
     in.client_gone = call.client_gone;
     if (in.continue_final_message && in.add_generation_prompt) {
       r.FailValue("Cannot set both `continue_final_message` and `add_generation_prompt` to True.");

@@ -143,6 +143,11 @@ def test_video_file_and_frame_list(server, media):
     ids = tokenize(server, user({"type": "video_url", "video_url": {"url": mu.data_url(mp4, "video/mp4")}}, text("?")))
     n = mu.soft_tokens(48, 64, 70)
     assert mu.runs(ids, mu.VIDEO_TOKEN) == [n] * 32
+    video = user({"type": "video_url", "video_url": {"url": mu.data_url(mp4, "video/mp4")}})
+    assert mu.runs(tokenize(server, video, media_io_kwargs={"video": {"num_frames": 8}}), mu.VIDEO_TOKEN) == [n] * 8
+    status, _, raw = e2e.http("POST", server.base_url + "/tokenize",
+                              {"model": MODEL, "messages": video, "media_io_kwargs": {"video": {"num_frames": 0}}})
+    assert status == 400 and b"num_frames must be an integer from 1 to 128" in raw, raw
     status, _, raw = e2e.http("POST", server.base_url + "/detokenize", {"model": MODEL, "tokens": ids})
     prompt = json.loads(raw)["prompt"]
     assert "00:00 <|image>" in prompt and "<image|> 00:03 <|image>" in prompt
