@@ -30,8 +30,8 @@ std::vector<float> Reference(const AttnCase& c, const std::vector<float>& q, con
                              const std::vector<float>& v) {
   std::vector<float> out(q.size());
   const std::vector<int64_t> q_index(static_cast<size_t>(c.n), c.m - 1);
-  reference::Attention(q.data(), c.n, c.heads, k.data(), v.data(), c.m, c.kv_heads, c.d, q_index.data(), 0, c.scale,
-                       out.data());
+  reference::Attention(q.data(), c.n, c.heads, k.data(), v.data(), c.m, c.kv_heads, c.d, q_index.data(), /*key_end=*/nullptr,
+                       /*window=*/0, c.scale, out.data());
   return out;
 }
 
