@@ -22,10 +22,11 @@ using gemmad::tokenizer::Tokenizer;
 
 // The source tree is found from this file's path (the fuzz build passes absolute paths);
 // GEMMAD_SOURCE_DIR in the environment overrides it.
+// The checkout: $GEMMAD_SOURCE_DIR, else the build's compile definition (not __FILE__, which a
+// compiler cache may make relative to the build directory).
 std::string SourceDir() {
   if (const char* env = std::getenv("GEMMAD_SOURCE_DIR")) return env;
-  std::string f = __FILE__;
-  return f.substr(0, f.rfind("/fuzz/"));
+  return GEMMAD_SOURCE_DIR;
 }
 
 struct Entry {
