@@ -47,6 +47,14 @@ using GeluTanhMulFn = void (*)(const float* gate, const float* up, float* out, i
 using ExpShiftedFn = void (*)(const float* x, int64_t n, float shift, float scale, float* out);
 inline constexpr float kExpShiftedFloor = -87.0f;
 
+// C[i, j] = Σ_k A[i, k] · B[k, j] for i in [0, m), j in [0, n) (C overwritten; k == 0 gives 0); fp32
+// accumulation, in k order per element. A: [m, k] (row stride lda); B: [k, n] row-major (row
+// stride ldb); C: row stride ldc. The outer-product form for products whose right-hand side is
+// naturally [k, n] (attention's Kᵀ and V). No alignment is assumed; nothing outside the three
+// matrices is read or written.
+using GemmF32Fn = void (*)(const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc,
+                           int64_t m, int64_t n, int64_t k);
+
 struct CpuKernelTable {
   std::string_view name;  // "generic", "avx2", "avx512", "neon"
   bool (*supported)();    // whether this CPU can run the table
@@ -60,6 +68,7 @@ struct CpuKernelTable {
   QuantizeRowQ4_0Fn quantize_row_q4_0;
   GeluTanhMulFn gelu_tanh_mul;
   ExpShiftedFn exp_shifted;
+  GemmF32Fn gemm_f32;
 };
 
 // The active table (chosen on first use; honours GEMMAD_CPU_ISA).
@@ -85,6 +94,12 @@ void GeluTanhMulNeon(const float* gate, const float* up, float* out, int64_t n);
 void ExpShiftedAvx2(const float* x, int64_t n, float shift, float scale, float* out);
 void ExpShiftedAvx512(const float* x, int64_t n, float shift, float scale, float* out);
 void ExpShiftedNeon(const float* x, int64_t n, float shift, float scale, float* out);
+void GemmF32Generic(const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc, int64_t m,
+                    int64_t n, int64_t k);
+void GemmF32Avx2(const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc, int64_t m,
+                 int64_t n, int64_t k);
+void GemmF32Avx512(const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc, int64_t m,
+                   int64_t n, int64_t k);
 void QuantizeActsGeneric(const float* x, int64_t n, int64_t in, int8_t* q, float* d);
 void LinearQ8RGeneric(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                       int64_t o_begin, int64_t o_end, float* y, int64_t ldy);

@@ -63,8 +63,9 @@ TEST(KernelRegistry, EveryTableIsComplete) {
     EXPECT_NE(t->quantize_row_q4_0, nullptr);
     EXPECT_NE(t->gelu_tanh_mul, nullptr);
     EXPECT_NE(t->exp_shifted, nullptr);
+    EXPECT_NE(t->gemm_f32, nullptr);
   }
-  static_assert(sizeof(CpuKernelTable) == sizeof(std::string_view) + 11 * sizeof(void*),
+  static_assert(sizeof(CpuKernelTable) == sizeof(std::string_view) + 12 * sizeof(void*),
                 "a new CpuKernelTable entry needs a line above");
 }
 

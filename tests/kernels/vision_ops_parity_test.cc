@@ -1,4 +1,5 @@
-// Parity of the vision encoder's ops with their scalar references: DenseAttention (bidirectional,
+// Parity of the vision encoder's ops with their scalar references: the registry's GemmF32 on every
+// table (odd sizes, strided operands, k across blocks, nothing outside C written), DenseAttention (bidirectional,
 // unmasked, GQA, odd head dims, rows that are not a multiple of the task size, wide score ranges)
 // against reference::Attention with every key visible, on every CPU kernel table, with and without
 // a pool; Clamp (NaN kept, infinite bounds) and Mul; and the reference backend against the CPU
@@ -20,6 +21,35 @@ namespace {
 
 using tensor::DType;
 using testing::View;
+
+TEST(GemmF32Parity, EveryTableMatchesADoubleReference) {
+  struct Case {
+    int64_t m, n, k;
+  };
+  const Case cases[] = {{1, 1, 1}, {7, 33, 5}, {8, 32, 256}, {13, 65, 300}, {32, 17, 64}, {9, 100, 513}, {3, 20, 0}};
+  testing::ForEachKernelTable([&](const CpuKernelTable& t) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(::testing::Message() << "m " << c.m << " n " << c.n << " k " << c.k);
+      Rng rng(static_cast<uint64_t>(c.m * 1000 + c.n * 10 + c.k));
+      const int64_t lda = c.k + 3, ldb = c.n + 5, ldc = c.n + 2;
+      auto a = testing::RandomFloats(rng, c.m * lda + 1), b = testing::RandomFloats(rng, c.k * ldb + 1);
+      testing::Misaligned<float> out(c.m * ldc);
+      for (int64_t i = 0; i < out.size(); ++i) out[i] = 777.0f;  // padding must stay
+      t.gemm_f32(a.data(), lda, b.data(), ldb, out.data(), ldc, c.m, c.n, c.k);
+      for (int64_t i = 0; i < c.m; ++i) {
+        for (int64_t j = 0; j < ldc; ++j) {
+          if (j >= c.n) {
+            ASSERT_EQ(out[i * ldc + j], 777.0f) << "wrote outside C at " << i << ", " << j;
+            continue;
+          }
+          double want = 0;
+          for (int64_t kk = 0; kk < c.k; ++kk) want += static_cast<double>(a[i * lda + kk]) * b[kk * ldb + j];
+          ASSERT_NEAR(out[i * ldc + j], want, 1e-5 * (1 + std::sqrt(static_cast<double>(c.k))) * 4) << i << ", " << j;
+        }
+      }
+    }
+  });
+}
 
 struct AttnCase {
   int64_t n, m, heads, kv_heads, d;

@@ -169,7 +169,7 @@ bool Avx2Supported() {
 const CpuKernelTable* Avx2CpuKernels() {
   static const CpuKernelTable table{"avx2",       &Avx2Supported, &LinearF32Avx2,    &LinearBf16Avx2, &SoftCapAvx2,
                                      &QuantizeActsAvx2, &LinearQ8RAvx2, &LinearQ4_0Avx2, &QuantizeRowQ8RAvx2,
-                                     &QuantizeRowQ4_0Avx2, &GeluTanhMulAvx2, &ExpShiftedAvx2};
+                                     &QuantizeRowQ4_0Avx2, &GeluTanhMulAvx2, &ExpShiftedAvx2, &GemmF32Avx2};
   return &table;
 }
 

@@ -359,7 +359,7 @@ const CpuKernelTable* Avx512CpuKernels() {
                                     vnni ? &LinearQ4_0Avx512Vnni : &LinearQ4_0Avx2,
                                     &QuantizeRowQ8RAvx2,
                                     &QuantizeRowQ4_0Avx2,
-                                    &GeluTanhMulAvx512, &ExpShiftedAvx512};
+                                    &GeluTanhMulAvx512, &ExpShiftedAvx512, &GemmF32Avx512};
   return &table;
 }
 

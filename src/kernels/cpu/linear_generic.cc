@@ -88,7 +88,8 @@ const CpuKernelTable& GenericCpuKernels() {
   static const CpuKernelTable table{"generic",          &AlwaysSupported,  &LinearF32Generic,
                                      &LinearBf16Generic, &SoftCapGeneric,   &QuantizeActsGeneric,
                                      &LinearQ8RGeneric,  &LinearQ4_0Generic, &QuantizeRowQ8RGeneric,
-                                     &QuantizeRowQ4_0Generic, &GeluTanhMulGeneric, &ExpShiftedGeneric};
+                                     &QuantizeRowQ4_0Generic, &GeluTanhMulGeneric, &ExpShiftedGeneric,
+                                     &GemmF32Generic};
   return table;
 }
 

@@ -149,7 +149,7 @@ const CpuKernelTable* NeonCpuKernels() {
   static const CpuKernelTable table{"neon",          &NeonSupported,    &LinearF32Neon,    &LinearBf16Neon,
                                      &SoftCapNeon,    &QuantizeActsGeneric, &LinearQ8RGeneric, &LinearQ4_0Generic,
                                      &QuantizeRowQ8RGeneric, &QuantizeRowQ4_0Generic, &GeluTanhMulNeon,
-                                     &ExpShiftedNeon};
+                                     &ExpShiftedNeon, &GemmF32Generic};
   return &table;
 }
 
