@@ -12,8 +12,9 @@ pooling_kernel_size=3) sizes it at each budget (21x27, 42x57, 84x114 patches). t
 Gemma4Model.get_image_features under torch.no_grad with torch.set_num_threads(T) and its default
 attention (sdpa) on what its processor gives it: every image padded to budget x 9 patch rows
 (630, 2520, 10080), which it attends over with a mask. gemmad runs the image's real patches only.
-Times are the median of --repeats runs after one warm-up (gemmad: Google Benchmark's mean over its
-iterations, 1 at budget 1120).
+The two sides alternate, --repeats rounds per budget after one warm-up each, and the table shows
+each side's fastest round (the least disturbed by other work on the machine) and the median
+(gemmad's rounds are Google Benchmark runs: the mean of 3 iterations, 1 at budget 1120).
 """
 import argparse
 import json
@@ -26,55 +27,51 @@ import time
 GRIDS = {70: (21, 27), 280: (42, 57), 1120: (84, 114)}
 
 
-def hf_times(threads, budgets, repeats):
-    import numpy
-    import torch
-    from transformers import (Gemma4Config, Gemma4ForConditionalGeneration, Gemma4ImageProcessor,
-                              Gemma4TextConfig, Gemma4VisionConfig)
-    torch.set_num_threads(threads)
-    torch.manual_seed(0)
-    text = Gemma4TextConfig(vocab_size=512, hidden_size=1536, intermediate_size=64, num_hidden_layers=1,
-                            num_attention_heads=2, num_key_value_heads=1, head_dim=32, global_head_dim=32,
-                            layer_types=["full_attention"], hidden_size_per_layer_input=0,
-                            vocab_size_per_layer_input=0)
-    vision = Gemma4VisionConfig(use_clipped_linears=True)  # the defaults are the E2B tower
-    model = Gemma4ForConditionalGeneration(Gemma4Config(text_config=text, vision_config=vision,
-                                                        audio_config=None)).eval()
-    with torch.no_grad():
-        for name, t in model.model.vision_tower.named_parameters():
-            if name.endswith("position_embedding_table"):
-                t.normal_(0, 0.5)
-    image = (numpy.random.default_rng(0).random((480, 640, 3)) * 255).astype(numpy.uint8)
-    out = {}
-    for budget in budgets:
-        proc = Gemma4ImageProcessor(patch_size=16, pooling_kernel_size=3, max_soft_tokens=budget)
-        batch = proc(images=[image], return_tensors="pt")
-        real = int((batch["image_position_ids"][0] != -1).all(dim=-1).sum())
-        assert real == GRIDS[budget][0] * GRIDS[budget][1], (budget, real)
-        times = []
+class Transformers:
+    """The E2B tower + projector in transformers, and its image processor per budget."""
+
+    def __init__(self, threads):
+        import numpy
+        import torch
+        from transformers import Gemma4Config, Gemma4ForConditionalGeneration, Gemma4TextConfig, Gemma4VisionConfig
+        torch.set_num_threads(threads)
+        torch.manual_seed(0)
+        text = Gemma4TextConfig(vocab_size=512, hidden_size=1536, intermediate_size=64, num_hidden_layers=1,
+                                num_attention_heads=2, num_key_value_heads=1, head_dim=32, global_head_dim=32,
+                                layer_types=["full_attention"], hidden_size_per_layer_input=0,
+                                vocab_size_per_layer_input=0)
+        vision = Gemma4VisionConfig(use_clipped_linears=True)  # the defaults are the E2B tower
+        self.model = Gemma4ForConditionalGeneration(Gemma4Config(text_config=text, vision_config=vision,
+                                                                 audio_config=None)).eval()
         with torch.no_grad():
-            for i in range(repeats + 1):
-                t0 = time.perf_counter()
-                model.model.get_image_features(batch["pixel_values"], batch["image_position_ids"])
-                if i > 0:
-                    times.append(time.perf_counter() - t0)
-        out[budget] = {"seconds": statistics.median(times), "patch_rows": int(batch["pixel_values"].shape[1]),
-                       "real_patches": real}
-        print(f"transformers budget {budget}: {out[budget]['seconds']:.3f} s", file=sys.stderr, flush=True)
-    return out
+            for name, t in self.model.model.vision_tower.named_parameters():
+                if name.endswith("position_embedding_table"):
+                    t.normal_(0, 0.5)
+        self.image = (numpy.random.default_rng(0).random((480, 640, 3)) * 255).astype(numpy.uint8)
+        self.torch = torch
+
+    def batch(self, budget):
+        from transformers import Gemma4ImageProcessor
+        proc = Gemma4ImageProcessor(patch_size=16, pooling_kernel_size=3, max_soft_tokens=budget)
+        b = proc(images=[self.image], return_tensors="pt")
+        real = int((b["image_position_ids"][0] != -1).all(dim=-1).sum())
+        assert real == GRIDS[budget][0] * GRIDS[budget][1], (budget, real)
+        return b
+
+    def time(self, batch):
+        with self.torch.no_grad():
+            t0 = time.perf_counter()
+            self.model.model.get_image_features(batch["pixel_values"], batch["image_position_ids"])
+            return time.perf_counter() - t0
 
 
-def gemmad_times(build_dir, threads, budgets):
+def gemmad_time(build_dir, threads, budget):
     exe = os.path.join(build_dir, "bench", "bench_vision")
     env = dict(os.environ, GEMMAD_BENCH_THREADS=str(threads))
-    filt = "|".join(f"budget:{b}/" for b in budgets)
-    res = subprocess.run([exe, f"--benchmark_filter={filt}", "--benchmark_format=json"], env=env, check=True,
-                         capture_output=True, text=True)
-    out = {}
-    for b in json.loads(res.stdout)["benchmarks"]:
-        budget = int(b["name"].split("budget:")[1].split("/")[0])
-        out[budget] = {"seconds": b["real_time"] / 1e3}
-    return out
+    res = subprocess.run([exe, f"--benchmark_filter=budget:{budget}/", "--benchmark_format=json"], env=env,
+                         check=True, capture_output=True, text=True)
+    (b,) = json.loads(res.stdout)["benchmarks"]
+    return b["real_time"] / 1e3
 
 
 def main():
@@ -87,16 +84,28 @@ def main():
     ap.add_argument("--skip-hf", action="store_true")
     args = ap.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
-    ours = {} if args.skip_gemmad else gemmad_times(args.build_dir, args.threads, budgets)
-    hf = {} if args.skip_hf else hf_times(args.threads, budgets, args.repeats)
-    print(f"threads {args.threads}")
-    print(f"{'budget':>6} {'patches':>8} {'gemmad s':>9} {'transformers s':>15} {'hf/gemmad':>10}")
+    hf = None if args.skip_hf else Transformers(args.threads)
+    rows = []
     for b in budgets:
-        g = ours.get(b, {}).get("seconds")
-        h = hf.get(b, {}).get("seconds")
-        ratio = f"{h / g:.2f}" if g and h else "-"
-        print(f"{b:>6} {GRIDS[b][0] * GRIDS[b][1]:>8} {g if g else float('nan'):>9.3f} "
-              f"{h if h else float('nan'):>15.3f} {ratio:>10}")
+        batch = hf.batch(b) if hf else None
+        ours, theirs = [], []
+        for r in range(args.repeats + 1):  # round 0 warms up
+            if not args.skip_gemmad:
+                t = gemmad_time(args.build_dir, args.threads, b)
+                ours += [t] if r else []
+            if hf:
+                t = hf.time(batch)
+                theirs += [t] if r else []
+            print(f"budget {b} round {r}: gemmad {ours[-1] if ours and r else '-'} transformers "
+                  f"{theirs[-1] if theirs and r else '-'}", file=sys.stderr, flush=True)
+        rows.append((b, ours, theirs))
+    print(f"threads {args.threads}; seconds per image, fastest (median) of {args.repeats} rounds")
+    print(f"{'budget':>6} {'patches':>8} {'gemmad':>16} {'transformers':>16} {'hf/gemmad':>10}")
+    for b, ours, theirs in rows:
+        def cell(v):
+            return f"{min(v):.3f} ({statistics.median(v):.3f})" if v else "-"
+        ratio = f"{min(theirs) / min(ours):.2f}" if ours and theirs else "-"
+        print(f"{b:>6} {GRIDS[b][0] * GRIDS[b][1]:>8} {cell(ours):>16} {cell(theirs):>16} {ratio:>10}")
 
 
 if __name__ == "__main__":
