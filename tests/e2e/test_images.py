@@ -9,6 +9,7 @@ size and time bounds, and undecodable media — each a 400 naming the part, neve
 Media are generated here (Pillow, the ffmpeg CLI) and served by a local HTTP server."""
 import json
 import os
+import subprocess
 
 import openai
 import pytest
@@ -204,3 +205,11 @@ def test_language_model_only_and_server_budget():
         assert mu.runs(tokenize(s, user(image(url))), mu.IMAGE_TOKEN) == [mu.soft_tokens(480, 640, 560)]
         assert mu.runs(tokenize(s, user(image(url)), mm_processor_kwargs={"max_soft_tokens": 70}),
                        mu.IMAGE_TOKEN) == [mu.soft_tokens(480, 640, 70)]
+
+
+def test_invalid_server_budget_is_a_startup_error():
+    r = subprocess.run([e2e.BIN, "serve", e2e.model_dir(), "--mm-processor-kwargs", '{"max_soft_tokens": 100}'],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert r.stderr.strip().splitlines()[-1] == ("gemmad serve: error: --mm-processor-kwargs: Unsupported max_soft_tokens "
+                                                 "value: 100. Valid values are (70, 140, 280, 560, 1120).")
