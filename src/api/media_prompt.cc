@@ -107,6 +107,7 @@ std::optional<ApiError> LoadMedia(const MediaServing& serving, const std::vector
   options.source.cancelled = client_gone;
   if (auto e = RequestBudget(mm_processor_kwargs, &options.image_max_soft_tokens)) return e;
   if (auto e = RequestFrames(media_io_kwargs, serving.max_video_frames, &options.video_num_frames)) return e;
+  int64_t media_tokens = 0;
   for (const MediaPart& part : parts) {
     const std::string_view name = mm::ModalityName(part.modality);
     const bool supported = part.modality == mm::Modality::kImage   ? serving.image
@@ -133,6 +134,19 @@ std::optional<ApiError> LoadMedia(const MediaServing& serving, const std::vector
     if (!status.ok()) {
       return ApiError::BadRequest(fmt::format("{}: cannot load the {}: {}", part.location, name, status.message()),
                                   "messages");
+    }
+    // Each image adds its soft tokens and <|image>, <image|>; a frame also its "mm:ss " text.
+    if (part.modality == mm::Modality::kImage) {
+      media_tokens += out->images.back().patches->num_soft_tokens() + 2;
+    } else if (part.modality == mm::Modality::kVideo) {
+      for (const auto& f : out->videos.back().frames) media_tokens += f.patches->num_soft_tokens() + 2;
+    }
+    if (serving.max_model_len > 0 && media_tokens > serving.max_model_len) {
+      return ApiError::BadRequest(
+          fmt::format("{}: the media up to this part take at least {} tokens, more than the maximum context length "
+                      "of {} tokens",
+                      part.location, media_tokens, serving.max_model_len),
+          "messages");
     }
   }
   return std::nullopt;

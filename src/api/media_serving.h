@@ -19,6 +19,9 @@ struct MediaServing {
   std::string no_vision_reason = "the model has no vision encoder";
   std::map<std::string, int64_t> limit_per_prompt;  // --limit-mm-per-prompt; absent: unlimited
   mm::VisionMediaOptions vision;                    // budgets here are the server defaults
+  // The context length: media whose tokens alone exceed it are refused as soon as that is known,
+  // so a request's preprocessed media are bounded (≈ 28 KB of pixels per soft token). 0: no bound.
+  int64_t max_model_len = 0;
   int64_t max_video_frames = 128;  // the most frames a request may ask for (media_io_kwargs)
   bool bidirectional_vision = false;  // 26B-A4B/31B: each image's (frame's) tokens are one block
   // Gemma 4 media tokens (ids as the tokenizer encodes the strings below).

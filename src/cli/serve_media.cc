@@ -58,6 +58,7 @@ Result<api::MediaServing> MakeMediaServing(const ServeOptions& o, const engine::
   m.vision.source.fetch_timeout_ms = std::lround(o.image_fetch_timeout_s * 1000);
   m.vision.video_fetch_timeout_ms = std::lround(o.video_fetch_timeout_s * 1000);
   m.bidirectional_vision = vision.bidirectional;
+  m.max_model_len = limits.max_model_len;
   m.image_token_id = vision.image_token_id;
   m.video_token_id = vision.video_token_id;
   return m;

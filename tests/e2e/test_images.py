@@ -205,6 +205,11 @@ def test_language_model_only_and_server_budget():
         assert mu.runs(tokenize(s, user(image(url))), mu.IMAGE_TOKEN) == [mu.soft_tokens(480, 640, 560)]
         assert mu.runs(tokenize(s, user(image(url)), mm_processor_kwargs={"max_soft_tokens": 70}),
                        mu.IMAGE_TOKEN) == [mu.soft_tokens(480, 640, 70)]
+        # Media beyond the context stop early: four images at budget 1120 (1064 + 2 tokens each) pass
+        # max_model_len 4096 at the fourth, which is refused before the rest of the request is built.
+        body = bad_request(s.client(max_retries=0), user(*[image(url)] * 4), mm_processor_kwargs={"max_soft_tokens": 1120})
+        assert body["message"].startswith("messages[0].content[3]: the media up to this part take at least 4264 "
+                                          "tokens, more than the maximum context length of 4096 tokens"), body
 
 
 def test_invalid_server_budget_is_a_startup_error():
