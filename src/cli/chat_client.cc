@@ -174,8 +174,18 @@ int RunChatSession(const ClientTarget& target, const ChatSessionOptions& options
   SseConnection conn(target.api_key, /*timeout_s=*/0, "gemmad-chat");
   nlohmann::json conversation = nlohmann::json::array();
   if (options.system_prompt) conversation.push_back({{"role", "system"}, {"content", *options.system_prompt}});
+  bool images_sent = false;
   auto turn = [&](const std::string& message) -> bool {
-    conversation.push_back({{"role", "user"}, {"content", message}});
+    if (!images_sent && !options.image_urls.empty()) {
+      nlohmann::json parts = nlohmann::json::array();
+      for (const std::string& url : options.image_urls) {
+        parts.push_back({{"type", "image_url"}, {"image_url", {{"url", url}}}});
+      }
+      parts.push_back({{"type", "text"}, {"text", message}});
+      conversation.push_back({{"role", "user"}, {"content", std::move(parts)}});
+    } else {
+      conversation.push_back({{"role", "user"}, {"content", message}});
+    }
     nlohmann::json body = options.base_body;
     body["messages"] = conversation;
     auto t = StreamChatTurn(conn, target, std::move(body), stdout);
@@ -184,6 +194,7 @@ int RunChatSession(const ClientTarget& target, const ChatSessionOptions& options
       ClientError("chat", 0, t.status().message());
       return false;
     }
+    images_sent = true;
     conversation.push_back({{"role", "assistant"}, {"content", t->content}});
     if (options.stats) PrintStats(*t, stdout);
     return true;

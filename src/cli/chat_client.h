@@ -70,6 +70,7 @@ struct ChatSessionOptions {
   nlohmann::json base_body = nlohmann::json::object();  // chat_template_kwargs, tools, ...
   bool stats = false;
   std::optional<std::string> quick;
+  std::vector<std::string> image_urls;  // sent with the first message, before its text
 };
 int RunChatSession(const ClientTarget& target, const ChatSessionOptions& options);
 

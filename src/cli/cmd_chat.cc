@@ -1,6 +1,7 @@
 // `gemmad chat`: vLLM's `vllm chat` — a conversation with a running server, streamed. gemmad
 // also shows the model's reasoning apart from its answer (--enable-thinking asks for it) and the
 // tool calls it makes (--tools).
+#include <cctype>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -10,6 +11,8 @@
 #include "cli/flag_help.h"
 #include "cli/flag_parser.h"
 #include "cli/subcommand.h"
+#include "io/base64.h"
+#include "mm/image_decode.h"
 
 namespace gemmad::cli {
 namespace {
@@ -24,10 +27,25 @@ constexpr FlagSpec kChatFlags[] = {
                                          "reasoning is printed between <thinking> lines, apart from the answer."},
     {"tools", kString, "", "gemmad: a JSON file with a list of OpenAI tools to offer; calls are printed as "
                             "\"[tool call] name {arguments}\"."},
+    {"image", kStringList, "", "gemmad: images sent with the first message: local files (sent inline as data: "
+                               "URLs) or http(s)/data:/file:// URLs the server fetches."},
 };
 constexpr auto kFlags = JoinFlags(kClientFlags, kChatFlags);
 
 int Fail(int code, const std::string& message) { return ClientError("chat", code, message); }
+
+// A URL as given, or a local image file as a data: URL (its type sniffed from its bytes).
+Result<std::string> ImageUrl(const std::string& arg) {
+  for (const char* scheme : {"http://", "https://", "data:", "file://"}) {
+    if (arg.rfind(scheme, 0) == 0) return arg;
+  }
+  GEMMAD_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(arg));
+  const auto format = mm::SniffImageFormat({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
+  if (format == mm::ImageFormat::kUnknown) return InvalidArgumentError(arg + ": not a JPEG, PNG, WebP, GIF or BMP image");
+  std::string mime = "image/" + std::string(mm::ImageFormatName(format));
+  for (char& c : mime) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return "data:" + mime + ";base64," + io::EncodeBase64(bytes);
+}
 
 int RunChat(const std::vector<std::string>& args) {
   auto flags = ParseFlags(args, kFlags, /*max_positional=*/0);
@@ -45,6 +63,11 @@ int RunChat(const std::vector<std::string>& args) {
     nlohmann::json tools = nlohmann::json::parse(*text, nullptr, false);
     if (!tools.is_array()) return Fail(2, "--tools: " + path + ": expected a JSON list of tools");
     session.base_body["tools"] = std::move(tools);
+  }
+  for (const std::string& image : f.GetStringList("image")) {
+    auto url = ImageUrl(image);
+    if (!url.ok()) return Fail(2, "--image: " + url.status().message());
+    session.image_urls.push_back(std::move(*url));
   }
   if (f.IsSet("system-prompt")) session.system_prompt = f.GetString("system-prompt");
   if (f.IsSet("quick")) session.quick = f.GetString("quick");

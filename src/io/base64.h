@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -12,5 +13,8 @@ namespace gemmad::io {
 // Decodes `text` (length a multiple of 4, '=' padding only at the end). ASCII whitespace is
 // ignored, as Python's base64 decoder does without validate=True. Errors are kInvalidArgument.
 Result<std::vector<uint8_t>> DecodeBase64(std::string_view text);
+
+// Standard alphabet, padded, no line breaks.
+std::string EncodeBase64(std::string_view bytes);
 
 }  // namespace gemmad::io

@@ -20,6 +20,14 @@ TEST(Base64, DecodesPaddedAndUnpadded) {
   EXPECT_EQ(*bin, (std::vector<uint8_t>{0, 255, 0, 255}));
 }
 
+TEST(Base64, EncodeRoundTrips) {
+  EXPECT_EQ(EncodeBase64(""), "");
+  EXPECT_EQ(EncodeBase64("f"), "Zg==");
+  EXPECT_EQ(EncodeBase64("foobar"), "Zm9vYmFy");
+  const std::string bin("\0\xff\x10", 3);
+  EXPECT_EQ(Str(*DecodeBase64(EncodeBase64(bin))), bin);
+}
+
 TEST(Base64, RejectsMalformed) {
   EXPECT_FALSE(DecodeBase64("Zm9").ok());
   EXPECT_FALSE(DecodeBase64("Zm=v").ok());

@@ -139,3 +139,23 @@ def test_run_chats_with_a_model_loaded_in_process(server, tmp_path):
     # Startup errors are one line with the usage exit code.
     p = subprocess.run([e2e.BIN, "run", "/no/such/model"], capture_output=True, text=True, timeout=60, env=env)
     assert p.returncode == 2 and "gemmad run: error:" in p.stderr and p.stderr.count("\n") == 1, p.stderr
+
+
+def test_chat_sends_images_with_the_first_message(server, tmp_path):
+    import media_util as mu
+    png = mu.encode(mu.picture(64, 48, seed=11), "PNG")
+    path = tmp_path / "pic.png"
+    path.write_bytes(png)
+    first = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": mu.data_url(png, "image/png")}},
+                                          {"type": "text", "text": "what is it"}]}]
+    e2e.script_output(server, chat_body(first), "A gradient." + TURN_END)
+    second = first + [{"role": "assistant", "content": "A gradient."}, user("and now")]
+    e2e.script_output(server, chat_body(second), "Still a gradient." + TURN_END)
+    rc, out, err = cli(server, "chat", "--image", str(path), stdin="what is it\nand now\n")
+    assert rc == 0, err
+    assert "A gradient." in out and "Still a gradient." in out, out
+    rc, out, err = cli(server, "chat", "--image", str(tmp_path / "missing.png"), "-q", "x")
+    assert rc == 2 and "--image" in err, err
+    (tmp_path / "notes.txt").write_text("hello")
+    rc, out, err = cli(server, "chat", "--image", str(tmp_path / "notes.txt"), "-q", "x")
+    assert rc == 2 and "not a JPEG, PNG, WebP, GIF or BMP image" in err, err
