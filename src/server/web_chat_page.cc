@@ -17,6 +17,7 @@ std::string_view WebChatPage() {
   header label { display: flex; gap: .3em; align-items: center; }
   header input[type=number] { width: 5em; }
   #messages { flex: 1; overflow-y: auto; padding: 1em; }
+  .thumb { display: block; max-height: 8em; max-width: 100%; margin-bottom: 0.3em; }
   .msg { margin: .5em 0; padding: .6em .8em; border-radius: 8px; white-space: pre-wrap; max-width: 52em; }
   .msg.user { background: #dceeff; margin-left: auto; }
   .msg.assistant { background: #f6f6f6; }
@@ -43,6 +44,7 @@ std::string_view WebChatPage() {
 <div id="messages"></div>
 <form id="form">
   <textarea id="message" placeholder="Message (Enter sends, Shift+Enter: new line)"></textarea>
+  <label title="Images sent with the next message">Images <input id="images" type="file" accept="image/*" multiple></label>
   <button id="send" type="submit">Send</button>
   <button id="stop" type="button" disabled>Stop</button>
 </form>
@@ -149,9 +151,32 @@ function onEvent(data, view) {
   $("messages").scrollTop = $("messages").scrollHeight;
 }
 
+// The chosen image files as data: URLs (FileReader), then the file input is emptied.
+async function takeImages() {
+  const files = [...$("images").files];
+  $("images").value = "";
+  return Promise.all(files.map((f) => new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result);
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(f);
+  })));
+}
+
 async function send(text) {
-  conversation.push({ role: "user", content: text });
-  bubble("user").textContent = text;
+  const images = await takeImages();
+  const content = images.length
+    ? [...images.map((url) => ({ type: "image_url", image_url: { url } })), { type: "text", text }]
+    : text;
+  conversation.push({ role: "user", content });
+  const shown = bubble("user");
+  for (const url of images) {
+    const img = document.createElement("img");
+    img.src = url;
+    img.className = "thumb";
+    shown.appendChild(img);
+  }
+  shown.appendChild(document.createTextNode(text));
   const messages = $("system").value ? [{ role: "system", content: $("system").value }, ...conversation] : [...conversation];
   const body = { model: $("model").value, messages, stream: true };
   if ($("temperature").value !== "") body.temperature = Number($("temperature").value);

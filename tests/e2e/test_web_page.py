@@ -121,3 +121,30 @@ def test_tool_calls_are_shown(server, browser):
     call = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".tool-call"))
     assert call[0].text.startswith("Tool call: get_weather "), call[0].text
     assert json.loads(call[0].text.split("get_weather ", 1)[1]) == {"city": "Oslo"}
+
+
+def test_images_are_sent_with_a_message(server, browser, tmp_path):
+    import media_util as mu
+    png = mu.encode(mu.picture(64, 48, seed=21), "PNG")
+    path = tmp_path / "web.png"
+    path.write_bytes(png)
+    browser.get(server.base_url + "/")
+    browser.find_element(By.ID, "clear").click()
+    wait(browser, lambda d: d.find_element(By.ID, "model").get_attribute("value") == MODEL)
+    if browser.find_element(By.ID, "thinking").is_selected():
+        browser.find_element(By.ID, "thinking").click()
+    browser.find_element(By.ID, "tools").clear()
+    first = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": mu.data_url(png, "image/png")}},
+                                          {"type": "text", "text": "web picture"}]}]
+    script(server, first, "A small gradient.<turn|>")
+    browser.find_element(By.ID, "images").send_keys(str(path))
+    send(browser, "web picture")
+    wait(browser, lambda d: [a for a in d.find_elements(By.CSS_SELECTOR, ".answer") if a.text == "A small gradient."])
+    thumbs = browser.find_elements(By.CSS_SELECTOR, ".msg.user img.thumb")
+    assert len(thumbs) == 1 and thumbs[0].get_attribute("src").startswith("data:image/png;base64,")
+    assert browser.find_element(By.ID, "images").get_attribute("value") == "", "the picture goes with one message"
+    # The next turn keeps the picture in the history and adds none.
+    script(server, first + [{"role": "assistant", "content": "A small gradient."}, {"role": "user", "content": "more"}],
+           "Still small.<turn|>")
+    send(browser, "more")
+    wait(browser, lambda d: [a for a in d.find_elements(By.CSS_SELECTOR, ".answer") if a.text == "Still small."])
