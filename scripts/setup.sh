@@ -20,6 +20,7 @@ PACKAGES=(
   libjpeg62-turbo-dev libpng-dev libwebp-dev libgif-dev   # image decoding (src/mm, docs/media.md)
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev   # video decoding (src/mm/video_*)
   python3 python3-venv python3-pip curl
+  ffmpeg openssl                     # e2e media: test videos (ffmpeg CLI), a local TLS site (openssl CLI)
   g++-aarch64-linux-gnu qemu-user   # aarch64 NEON kernel parity under qemu (scripts/cross_parity.sh)
   chromium chromium-driver          # the web chat page's browser test (tests/e2e/test_web_page.py)
 )
