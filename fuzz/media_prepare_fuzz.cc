@@ -3,27 +3,14 @@
 // first byte picks), PrepareVideo (FFmpeg decode, frame sampling, per-frame processing) or the
 // JPEG frame-list video form (the payload split on 0xFF bytes into frames). Small limits keep
 // each run short. Must never crash, hang or abort; errors are fine.
-// gemmad-fuzz-libs: gemmad_mm
+// gemmad-fuzz-libs: gemmad_mm gemmad_io
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-#include <openssl/evp.h>
-
+#include "io/base64.h"
 #include "mm/media_item.h"
-
-namespace {
-
-std::string Base64(std::string_view bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace gemmad;  // NOLINT
@@ -37,15 +24,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   o.video_decode_timeout_ms = 2000;
   const std::string_view body(reinterpret_cast<const char*>(data) + 1, size - 1);
   switch ((data[0] / 5) % 3) {
-    case 0: (void)mm::PrepareImage("data:image/png;base64," + Base64(body), o); break;
-    case 1: (void)mm::PrepareVideo("data:video/mp4;base64," + Base64(body), o); break;
+    case 0: (void)mm::PrepareImage("data:image/png;base64," + io::EncodeBase64(body), o); break;
+    case 1: (void)mm::PrepareVideo("data:video/mp4;base64," + io::EncodeBase64(body), o); break;
     default: {
       std::string url = "data:video/jpeg;base64,";
       size_t begin = 0;
       for (size_t i = 0; i <= body.size(); ++i) {
         if (i == body.size() || static_cast<uint8_t>(body[i]) == 0xFF) {
           if (begin != 0 || i != 0) url += (url.back() == ',' ? "" : ",");
-          url += Base64(body.substr(begin, i - begin));
+          url += io::EncodeBase64(body.substr(begin, i - begin));
           begin = i + 1;
         }
       }

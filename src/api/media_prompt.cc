@@ -5,26 +5,11 @@
 
 #include <algorithm>
 
+#include "mm/gemma4_image_processor.h"
+#include "mm/video_prompt.h"
+
 namespace gemmad::api {
 namespace {
-
-constexpr int64_t kSupportedSoftTokens[] = {70, 140, 280, 560, 1120};
-
-// The request's image budget: mm_processor_kwargs.max_soft_tokens, then
-// mm_processor_kwargs.images_kwargs.max_soft_tokens (vLLM's order), else the server's.
-std::optional<ApiError> RequestBudget(const Json* kwargs, int64_t* budget) {
-  if (kwargs == nullptr || !kwargs->is_object()) return std::nullopt;
-  const Json* v = nullptr;
-  if (auto it = kwargs->find("max_soft_tokens"); it != kwargs->end() && !it->is_null()) {
-    v = &*it;
-  } else if (auto ik = kwargs->find("images_kwargs"); ik != kwargs->end() && ik->is_object()) {
-    if (auto it2 = ik->find("max_soft_tokens"); it2 != ik->end() && !it2->is_null()) v = &*it2;
-  }
-  if (v == nullptr) return std::nullopt;
-  if (auto e = CheckMaxSoftTokens(*v)) return e;
-  *budget = v->get<int64_t>();
-  return std::nullopt;
-}
 
 std::string Repeat(const char* s, int64_t n) {
   std::string out;
@@ -71,16 +56,26 @@ std::vector<std::pair<int64_t, int64_t>> Runs(const std::vector<int32_t>& ids, i
 }  // namespace
 
 std::optional<ApiError> CheckMaxSoftTokens(const Json& value) {
-  bool ok = value.is_number_integer();
-  if (ok) {
-    ok = false;
-    for (int64_t b : kSupportedSoftTokens) ok = ok || value.get<int64_t>() == b;
+  const Status s = value.is_number_integer() ? mm::ValidateMaxSoftTokens(value.get<int64_t>())
+                                             : mm::ValidateMaxSoftTokens(0);
+  if (s.ok()) return std::nullopt;
+  return ApiError::BadRequest(fmt::format("Unsupported max_soft_tokens value: {}. Valid values are (70, 140, 280, 560, "
+                                          "1120).",
+                                          value.dump()),
+                              "mm_processor_kwargs");
+}
+
+std::optional<ApiError> ReadMaxSoftTokens(const Json* kwargs, int64_t* budget) {
+  if (kwargs == nullptr || !kwargs->is_object()) return std::nullopt;
+  const Json* v = nullptr;
+  if (auto it = kwargs->find("max_soft_tokens"); it != kwargs->end() && !it->is_null()) {
+    v = &*it;
+  } else if (auto ik = kwargs->find("images_kwargs"); ik != kwargs->end() && ik->is_object()) {
+    if (auto it2 = ik->find("max_soft_tokens"); it2 != ik->end() && !it2->is_null()) v = &*it2;
   }
-  if (!ok) {
-    return ApiError::BadRequest(fmt::format("Unsupported max_soft_tokens value: {}. Valid values are (70, 140, 280, 560, 1120).",
-                                            value.dump()),
-                                "mm_processor_kwargs");
-  }
+  if (v == nullptr) return std::nullopt;
+  if (auto e = CheckMaxSoftTokens(*v)) return e;
+  *budget = v->get<int64_t>();
   return std::nullopt;
 }
 
@@ -105,7 +100,7 @@ std::optional<ApiError> LoadMedia(const MediaServing& serving, const std::vector
                                   const std::function<bool()>& client_gone, LoadedMedia* out) {
   mm::VisionMediaOptions options = serving.vision;
   options.source.cancelled = client_gone;
-  if (auto e = RequestBudget(mm_processor_kwargs, &options.image_max_soft_tokens)) return e;
+  if (auto e = ReadMaxSoftTokens(mm_processor_kwargs, &options.image_max_soft_tokens)) return e;
   if (auto e = RequestFrames(media_io_kwargs, serving.max_video_frames, &options.video_num_frames)) return e;
   int64_t media_tokens = 0;
   for (const MediaPart& part : parts) {
@@ -166,9 +161,8 @@ std::optional<ApiError> ExpandPlaceholders(const LoadedMedia& media, std::string
         const mm::PreparedVideo& v = media.videos[k];
         std::string run;
         for (size_t f = 0; f < v.frames.size(); ++f) {
-          if (f > 0) run += " ";
-          run += v.timestamps[f] + " " + kBeginImage + Repeat(kVideoPlaceholder, v.frames[f].patches->num_soft_tokens()) +
-                 kEndImage;
+          run += mm::FramePrefix(f, v.timestamps[f]) + kBeginImage +
+                 Repeat(kVideoPlaceholder, v.frames[f].patches->num_soft_tokens()) + kEndImage;
         }
         return run;
       },

@@ -40,5 +40,8 @@ std::optional<ApiError> BuildItems(const MediaServing& serving, const LoadedMedi
 
 // Checks a max_soft_tokens value: 70, 140, 280, 560 or 1120 (vLLM's message otherwise).
 std::optional<ApiError> CheckMaxSoftTokens(const Json& value);
+// The budget of mm_processor_kwargs (may be null): its max_soft_tokens, else
+// images_kwargs.max_soft_tokens (vLLM's order); *budget is left alone when it names none.
+std::optional<ApiError> ReadMaxSoftTokens(const Json* kwargs, int64_t* budget);
 
 }  // namespace gemmad::api

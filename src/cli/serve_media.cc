@@ -1,35 +1,16 @@
 // MakeMediaServing (see serve_media.h).
 #include "cli/serve_media.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
+
+#include "api/media_prompt.h"
 
 namespace gemmad::cli {
 namespace {
 
 bool Encodes(const engine::EngineLimits& limits, mm::Modality m) {
   return std::find(limits.modalities.begin(), limits.modalities.end(), m) != limits.modalities.end();
-}
-
-// --mm-processor-kwargs max_soft_tokens (top level, then images_kwargs), vLLM's values only.
-Result<int64_t> ServerBudget(const nlohmann::ordered_json& kwargs, int64_t fallback) {
-  if (!kwargs.is_object()) return fallback;
-  const nlohmann::ordered_json* v = nullptr;
-  if (kwargs.contains("max_soft_tokens") && !kwargs["max_soft_tokens"].is_null()) {
-    v = &kwargs["max_soft_tokens"];
-  } else if (kwargs.contains("images_kwargs") && kwargs["images_kwargs"].is_object() &&
-             kwargs["images_kwargs"].contains("max_soft_tokens")) {
-    v = &kwargs["images_kwargs"]["max_soft_tokens"];
-  }
-  if (v == nullptr) return fallback;
-  for (int64_t b : {70, 140, 280, 560, 1120}) {
-    if (v->is_number_integer() && v->get<int64_t>() == b) return b;
-  }
-  return InvalidArgumentError(fmt::format(
-      "--mm-processor-kwargs: Unsupported max_soft_tokens value: {}. Valid values are (70, 140, 280, 560, 1120).",
-      v->dump()));
 }
 
 }  // namespace
@@ -48,7 +29,10 @@ Result<api::MediaServing> MakeMediaServing(const ServeOptions& o, const engine::
   } else if (!vision.loaded) {
     m.no_vision_reason = "the model has no vision encoder";
   }
-  GEMMAD_ASSIGN_OR_RETURN(m.vision.image_max_soft_tokens, ServerBudget(o.mm_processor_kwargs, vision.default_max_soft_tokens));
+  m.vision.image_max_soft_tokens = vision.default_max_soft_tokens;
+  if (auto e = api::ReadMaxSoftTokens(&o.mm_processor_kwargs, &m.vision.image_max_soft_tokens)) {
+    return InvalidArgumentError("--mm-processor-kwargs: " + e->status.message());
+  }
   m.vision.patch_size = vision.patch_size;
   m.vision.pooling_kernel = vision.pooling_kernel;
   m.vision.source.allowed_local_media_path = o.allowed_local_media_path;

@@ -77,9 +77,10 @@ Result<DecodedVideo> DecodeJpegFrames(std::string_view url, const VisionMediaOpt
 ContentHash HashPatches(Modality modality, const VisionPatches& p) {
   std::string header = fmt::format("{}:{}x{}:p{}:k{}:", ModalityName(modality), p.grid_h, p.grid_w, p.patch_size,
                                    p.pooling_kernel);
-  std::string data = header;
-  data.append(reinterpret_cast<const char*>(p.pixels.data()), p.pixels.size() * sizeof(float));
-  std::string hex = io::Sha256Hex(data);
+  // The pixels are hashed where they are (no copy), then with the grid facts.
+  const std::string pixels = io::Sha256Hex(
+      std::string_view(reinterpret_cast<const char*>(p.pixels.data()), p.pixels.size() * sizeof(float)));
+  const std::string hex = io::Sha256Hex(header + pixels);
   unsigned char raw[32];
   for (int i = 0; i < 32; ++i) raw[i] = static_cast<unsigned char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
   return ContentHash{Load64(raw), Load64(raw + 8)};
