@@ -70,7 +70,11 @@ std::optional<ApiError> ExtractMediaParts(Json* messages, std::vector<MediaPart>
           return ApiError::BadRequest(fmt::format("{}: input_audio needs a base64 'data' string", loc), "messages");
         }
         mp.audio_data = (*payload)["data"].get<std::string>();
-        mp.audio_format = payload->value("format", "");
+        auto format = payload->find("format");
+        if (format != payload->end() && !format->is_null() && !format->is_string()) {
+          return ApiError::BadRequest(fmt::format("{}: input_audio 'format' must be a string", loc), "messages");
+        }
+        if (format != payload->end() && format->is_string()) mp.audio_format = format->get<std::string>();
       } else {
         auto url = UrlOf(*payload);
         if (!url) {

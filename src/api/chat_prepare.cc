@@ -78,6 +78,7 @@ std::optional<ApiError> RenderAndTokenize(const ServingContext& ctx, const ChatR
     rewritten = *in.messages;
     if (auto e = ExtractMediaParts(&rewritten, &parts)) return e;
     messages = &rewritten;
+    if (auto e = CheckAudioTower(ctx.media, parts)) return e;
     if (auto e = CheckMediaCounts(parts, ctx.media.limit_per_prompt)) return e;
     if (auto e = LoadMedia(ctx.media, parts, in.mm_processor_kwargs, in.media_io_kwargs, in.client_gone, &media)) {
       return e;

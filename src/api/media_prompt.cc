@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "io/base64.h"
 #include "mm/gemma4_image_processor.h"
 #include "mm/video_prompt.h"
 
@@ -95,11 +96,43 @@ static std::optional<ApiError> RequestFrames(const Json* kwargs, int64_t max_fra
   return std::nullopt;
 }
 
+std::optional<ApiError> CheckAudioTower(const MediaServing& serving, const std::vector<MediaPart>& parts) {
+  if (serving.audio_tower) return std::nullopt;
+  for (const MediaPart& part : parts) {
+    if (part.modality != mm::Modality::kAudio) continue;
+    return ApiError::BadRequest(fmt::format(
+        "Audio input was provided but the model '{}' does not have an audio tower. Audio inference is only supported "
+        "for Gemma4 models that include an audio_config (i.e., models that include an audio_config).",
+        serving.model_name));
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// One audio part: an input_audio payload (base64 with a format hint) or an audio_url.
+Result<mm::PreparedAudio> PrepareAudioPart(const MediaPart& part, const mm::AudioMediaOptions& options) {
+  if (part.url.empty()) {
+    if (part.audio_data.size() > options.source.max_bytes / 3 * 4 + 4) {
+      return ResourceExhaustedError(
+          fmt::format("the input_audio data exceed the media size limit of {} bytes", options.source.max_bytes));
+    }
+    auto bytes = io::DecodeBase64(part.audio_data);
+    if (!bytes.ok()) return InvalidArgumentError("input_audio 'data' is not valid base64: " + bytes.status().message());
+    return mm::PrepareAudioBytes(*bytes, part.audio_format, options);
+  }
+  return mm::PrepareAudio(part.url, options);
+}
+
+}  // namespace
+
 std::optional<ApiError> LoadMedia(const MediaServing& serving, const std::vector<MediaPart>& parts,
                                   const Json* mm_processor_kwargs, const Json* media_io_kwargs,
                                   const std::function<bool()>& client_gone, LoadedMedia* out) {
   mm::VisionMediaOptions options = serving.vision;
   options.source.cancelled = client_gone;
+  mm::AudioMediaOptions audio_options = serving.audio_options;
+  audio_options.source.cancelled = client_gone;
   if (auto e = ReadMaxSoftTokens(mm_processor_kwargs, &options.image_max_soft_tokens)) return e;
   if (auto e = RequestFrames(media_io_kwargs, serving.max_video_frames, &options.video_num_frames)) return e;
   int64_t media_tokens = 0;
@@ -109,7 +142,7 @@ std::optional<ApiError> LoadMedia(const MediaServing& serving, const std::vector
                            : part.modality == mm::Modality::kVideo ? serving.video
                                                                    : serving.audio;
     if (!supported) {
-      const std::string why = part.modality == mm::Modality::kAudio ? "gemmad does not implement audio input yet"
+      const std::string why = part.modality == mm::Modality::kAudio ? "the model has no audio encoder"
                                                                      : serving.no_vision_reason;
       return ApiError::BadRequest(fmt::format("{}: {} input is not supported: {}", part.location, name, why),
                                   "messages");
@@ -124,17 +157,22 @@ std::optional<ApiError> LoadMedia(const MediaServing& serving, const std::vector
       if (video.ok()) out->videos.push_back(std::move(*video));
       status = video.status();
     } else {
-      status = UnimplementedError("audio input is not implemented yet");
+      auto audio = PrepareAudioPart(part, audio_options);
+      if (audio.ok()) out->audios.push_back(std::move(*audio));
+      status = audio.status();
     }
     if (!status.ok()) {
       return ApiError::BadRequest(fmt::format("{}: cannot load the {}: {}", part.location, name, status.message()),
                                   "messages");
     }
-    // Each image adds its soft tokens and <|image>, <image|>; a frame also its "mm:ss " text.
+    // Each image adds its soft tokens and <|image>, <image|>; a frame also its "mm:ss " text;
+    // a clip its soft tokens and <|audio>, <audio|>.
     if (part.modality == mm::Modality::kImage) {
       media_tokens += out->images.back().patches->num_soft_tokens() + 2;
     } else if (part.modality == mm::Modality::kVideo) {
       for (const auto& f : out->videos.back().frames) media_tokens += f.patches->num_soft_tokens() + 2;
+    } else {
+      media_tokens += out->audios.back().features->num_soft_tokens() + 2;
     }
     if (serving.max_model_len > 0 && media_tokens > serving.max_model_len) {
       return ApiError::BadRequest(
@@ -167,11 +205,19 @@ std::optional<ApiError> ExpandPlaceholders(const LoadedMedia& media, std::string
         return run;
       },
       media.videos.size());
-  if (images != media.images.size() || videos != media.videos.size()) {
+  const size_t audios = ReplaceEach(
+      prompt_text, kAudioPlaceholder,
+      [&](size_t k) {
+        return std::string(kBeginAudio) + Repeat(kAudioPlaceholder, media.audios[k].features->num_soft_tokens()) +
+               kEndAudio;
+      },
+      media.audios.size());
+  if (images != media.images.size() || videos != media.videos.size() || audios != media.audios.size()) {
     return ApiError::BadRequest(fmt::format(
-        "the rendered prompt has {} image and {} video placeholders for {} image and {} video inputs (does the chat "
-        "template write one placeholder per media part, and does the text contain a literal placeholder?)",
-        images, videos, media.images.size(), media.videos.size()));
+        "the rendered prompt has {} image, {} video and {} audio placeholders for {} image, {} video and {} audio "
+        "inputs (does the chat template write one placeholder per media part, and does the text contain a literal "
+        "placeholder?)",
+        images, videos, audios, media.images.size(), media.videos.size(), media.audios.size()));
   }
   return std::nullopt;
 }
@@ -187,29 +233,43 @@ std::optional<ApiError> BuildItems(const MediaServing& serving, const LoadedMedi
                                             "video frames",
                                             image_runs.size(), video_runs.size(), media.images.size(), frames));
   }
-  auto add = [&](mm::Modality modality, const std::pair<int64_t, int64_t>& run,
-                 const mm::PreparedVisual& visual) -> std::optional<ApiError> {
-    if (run.second != visual.patches->num_soft_tokens()) {
+  auto audio_runs = Runs(prompt_ids, serving.audio_token_id);
+  if (audio_runs.size() != media.audios.size()) {
+    return ApiError::BadRequest(fmt::format("the prompt has {} audio token runs for {} audio clips", audio_runs.size(),
+                                            media.audios.size()));
+  }
+  auto add = [&](mm::Modality modality, const std::pair<int64_t, int64_t>& run, int64_t soft_tokens,
+                 const mm::ContentHash& hash, std::shared_ptr<const mm::ItemData> data) -> std::optional<ApiError> {
+    if (run.second != soft_tokens) {
       return ApiError::BadRequest(fmt::format("a {} token run of {} tokens for {} soft tokens", mm::ModalityName(modality),
-                                              run.second, visual.patches->num_soft_tokens()));
+                                              run.second, soft_tokens));
     }
     mm::Item item;
     item.modality = modality;
     item.placeholder_offset = run.first;
     item.placeholder_length = run.second;
-    item.hash = visual.hash;
-    item.bidirectional = serving.bidirectional_vision;
-    item.data = visual.patches;
+    item.hash = hash;
+    // Audio never forms a bidirectional block (multimodal.md §5).
+    item.bidirectional = modality != mm::Modality::kAudio && serving.bidirectional_vision;
+    item.data = std::move(data);
     items->push_back(std::move(item));
     return std::nullopt;
   };
+  auto add_visual = [&](mm::Modality modality, const std::pair<int64_t, int64_t>& run,
+                        const mm::PreparedVisual& visual) {
+    return add(modality, run, visual.patches->num_soft_tokens(), visual.hash, visual.patches);
+  };
+  for (size_t i = 0; i < audio_runs.size(); ++i) {
+    const mm::PreparedAudio& a = media.audios[i];
+    if (auto e = add(mm::Modality::kAudio, audio_runs[i], a.features->num_soft_tokens(), a.hash, a.features)) return e;
+  }
   for (size_t i = 0; i < image_runs.size(); ++i) {
-    if (auto e = add(mm::Modality::kImage, image_runs[i], media.images[i])) return e;
+    if (auto e = add_visual(mm::Modality::kImage, image_runs[i], media.images[i])) return e;
   }
   size_t run = 0;
   for (const auto& v : media.videos) {
     for (const auto& frame : v.frames) {
-      if (auto e = add(mm::Modality::kVideo, video_runs[run++], frame)) return e;
+      if (auto e = add_visual(mm::Modality::kVideo, video_runs[run++], frame)) return e;
     }
   }
   std::sort(items->begin(), items->end(),

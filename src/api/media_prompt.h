@@ -2,8 +2,9 @@
 // preprocesses each part (in prompt order, bounded by the per-prompt limits checked before);
 // ExpandPlaceholders rewrites the rendered prompt as the Gemma 4 processor does (an image's
 // single "<|image|>" becomes "<|image>" + N × "<|image|>" + "<image|>"; a video's "<|video|>"
-// becomes one "mm:ss <|image>" + n × "<|video|>" + "<image|>" run per frame, joined by spaces);
-// BuildItems finds those runs in the token ids and makes one mm::Item per image or frame.
+// becomes one "mm:ss <|image>" + n × "<|video|>" + "<image|>" run per frame, joined by spaces;
+// an audio clip's "<|audio|>" becomes "<|audio>" + M × "<|audio|>" + "<audio|>");
+// BuildItems finds those runs in the token ids and makes one mm::Item per image, frame or clip.
 #pragma once
 
 #include <cstdint>
@@ -24,11 +25,15 @@ namespace gemmad::api {
 struct LoadedMedia {
   std::vector<mm::PreparedVisual> images;  // image parts, in order
   std::vector<mm::PreparedVideo> videos;   // video parts, in order
+  std::vector<mm::PreparedAudio> audios;   // audio parts, in order
 };
 
 // `mm_processor_kwargs` of the request (may be null): {"max_soft_tokens": B} or
 // {"images_kwargs": {"max_soft_tokens": B}} overrides the server's image budget.
 // `media_io_kwargs` (may be null): {"video": {"num_frames": N}} samples N frames (1..max_video_frames).
+// Audio parts for a checkpoint without an audio tower: vLLM's error (checked before the limits).
+std::optional<ApiError> CheckAudioTower(const MediaServing& serving, const std::vector<MediaPart>& parts);
+
 std::optional<ApiError> LoadMedia(const MediaServing& serving, const std::vector<MediaPart>& parts,
                                   const Json* mm_processor_kwargs, const Json* media_io_kwargs,
                                   const std::function<bool()>& client_gone, LoadedMedia* out);

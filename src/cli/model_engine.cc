@@ -12,6 +12,8 @@
 #include "model/gemma4/model.h"
 #include "model/safetensors_source.h"
 #include "runner/model_runner.h"
+#include "runner/audio_encoder.h"
+#include "runner/encoder_set.h"
 #include "runner/vision_encoder.h"
 
 namespace gemmad::cli {
@@ -90,15 +92,16 @@ Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
   ec.max_logprobs = o.max_logprobs;
   ec.seed = o.seed;
   ec.iteration_timeout_s = o.iteration_timeout_s;
-  // The vision tower (images and video frames), unless the checkpoint has none or the server
-  // runs with --language-model-only (then it is not even read).
-  std::unique_ptr<runner::MultimodalEncoder> encoder;
+  // The vision tower (images and video frames) and the audio tower, unless the checkpoint has
+  // none or the server runs with --language-model-only (then they are not even read).
+  std::vector<std::unique_ptr<runner::MultimodalEncoder>> encoders;
   VisionFacts vision;
   vision.bidirectional = cfg.use_bidirectional_attention == "vision";
   if (cfg.image_token_id > 0) vision.image_token_id = static_cast<int32_t>(cfg.image_token_id);
   if (cfg.video_token_id > 0) vision.video_token_id = static_cast<int32_t>(cfg.video_token_id);
   if (cfg.vision && !o.language_model_only) {
-    GEMMAD_ASSIGN_OR_RETURN(encoder, runner::CreateGemma4VisionEncoder(source, exec));
+    GEMMAD_ASSIGN_OR_RETURN(auto encoder, runner::CreateGemma4VisionEncoder(source, exec));
+    encoders.push_back(std::move(encoder));
     vision.loaded = true;
     vision.patch_size = cfg.vision->patch_size;
     vision.pooling_kernel = cfg.vision->pooling_kernel_size;
@@ -107,14 +110,26 @@ Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
                     cfg.vision->num_hidden_layers, cfg.vision->hidden_size, cfg.vision->patch_size,
                     cfg.vision->default_output_length);
   }
+  AudioFacts audio;
+  audio.tower = cfg.audio.has_value();
+  if (cfg.audio_token_id > 0) audio.audio_token_id = static_cast<int32_t>(cfg.audio_token_id);
+  if (cfg.audio && !o.language_model_only) {
+    GEMMAD_ASSIGN_OR_RETURN(auto encoder, runner::CreateGemma4AudioEncoder(source, exec));
+    encoders.push_back(std::move(encoder));
+    audio.loaded = true;
+    audio.num_mels = cfg.audio->subsampling_conv_channels.at(0);
+    GEMMAD_LOG_INFO("audio tower: {} layers, hidden {}, {} mel bins", cfg.audio->num_hidden_layers,
+                    cfg.audio->hidden_size, audio.num_mels);
+  }
   GEMMAD_ASSIGN_OR_RETURN(auto runner, runner::ModelRunner::Create(std::move(model), kv, exec, o.kv_cache_dtype,
-                                                                   std::move(encoder)));
+                                                                   runner::CombineEncoders(std::move(encoders))));
   std::unique_ptr<runner::Runner> served = std::move(runner);
   if (o.wrap_runner) served = o.wrap_runner(std::move(served));  // test binary only
   auto pooled = std::make_unique<PooledRunner>(std::move(pool), std::move(served));
 
   ModelEngine out;
   out.vision = vision;
+  out.audio = audio;
   out.engine = std::make_unique<engine::Engine>(ec, std::move(pooled));
   out.kv = kv;
   out.kv_cache_bytes = plan.total_bytes;

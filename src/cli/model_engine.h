@@ -60,9 +60,18 @@ struct VisionFacts {
   int32_t video_token_id = 258884;
 };
 
+// What the chat handler needs to know about the checkpoint's audio tower (multimodal.md §4).
+struct AudioFacts {
+  bool tower = false;   // the checkpoint has one (audio_config): E2B/E4B
+  bool loaded = false;  // an audio encoder serves clips (not with --language-model-only)
+  int64_t num_mels = 128;  // the feature extractor's mel bins = the tower's first conv channels
+  int32_t audio_token_id = 258881;
+};
+
 struct ModelEngine {
   std::unique_ptr<engine::Engine> engine;
   VisionFacts vision;
+  AudioFacts audio;
   kv::KvCacheConfig kv;      // the planned groups (for logs: blocks and bytes per group)
   int64_t kv_cache_bytes = 0;  // bytes the planned blocks take
 };

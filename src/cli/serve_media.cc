@@ -16,7 +16,7 @@ bool Encodes(const engine::EngineLimits& limits, mm::Modality m) {
 }  // namespace
 
 Result<api::MediaServing> MakeMediaServing(const ServeOptions& o, const engine::EngineLimits& limits,
-                                           const VisionFacts& vision) {
+                                           const VisionFacts& vision, const AudioFacts& audio) {
   api::MediaServing m;
   m.image = Encodes(limits, mm::Modality::kImage);
   m.video = Encodes(limits, mm::Modality::kVideo);
@@ -41,6 +41,12 @@ Result<api::MediaServing> MakeMediaServing(const ServeOptions& o, const engine::
   m.vision.source.max_bytes = static_cast<uint64_t>(o.max_media_bytes);
   m.vision.source.fetch_timeout_ms = std::lround(o.image_fetch_timeout_s * 1000);
   m.vision.video_fetch_timeout_ms = std::lround(o.video_fetch_timeout_s * 1000);
+  m.audio_options.source = m.vision.source;
+  m.audio_options.source.fetch_timeout_ms = std::lround(o.audio_fetch_timeout_s * 1000);
+  m.audio_options.num_mels = audio.num_mels;
+  m.audio_tower = audio.tower;
+  m.audio_token_id = audio.audio_token_id;
+  if (!o.served_model_names.empty()) m.model_name = o.served_model_names.front();
   m.bidirectional_vision = vision.bidirectional;
   m.max_model_len = limits.max_model_len;
   m.image_token_id = vision.image_token_id;

@@ -121,9 +121,11 @@ Status FillFrontend(const ParsedFlags& f, EnvLookup env, ServeOptions& o) {
   o.allow_private_media_addresses = f.GetBool("allow-private-media-addresses");
   o.max_media_bytes = f.GetInt("max-media-bytes");
   if (o.max_media_bytes <= 0) return InvalidArgumentError("--max-media-bytes must be positive");
-  // vLLM's media fetch timeouts (seconds): VLLM_IMAGE_FETCH_TIMEOUT (5), VLLM_VIDEO_FETCH_TIMEOUT (30).
+  // vLLM's media fetch timeouts (seconds): VLLM_IMAGE_FETCH_TIMEOUT (5), VLLM_VIDEO_FETCH_TIMEOUT (30),
+  // VLLM_AUDIO_FETCH_TIMEOUT (10).
   for (auto [name, field] : {std::pair{"VLLM_IMAGE_FETCH_TIMEOUT", &o.image_fetch_timeout_s},
-                             std::pair{"VLLM_VIDEO_FETCH_TIMEOUT", &o.video_fetch_timeout_s}}) {
+                             std::pair{"VLLM_VIDEO_FETCH_TIMEOUT", &o.video_fetch_timeout_s},
+                             std::pair{"VLLM_AUDIO_FETCH_TIMEOUT", &o.audio_fetch_timeout_s}}) {
     std::optional<std::string> v = env(name);
     if (!v || TrimAscii(*v).empty()) continue;
     auto seconds = ParseFloatText(TrimAscii(*v));

@@ -66,6 +66,7 @@ struct ServeOptions {
   int64_t max_media_bytes = int64_t{64} << 20;
   double image_fetch_timeout_s = 5;   // VLLM_IMAGE_FETCH_TIMEOUT
   double video_fetch_timeout_s = 30;  // VLLM_VIDEO_FETCH_TIMEOUT
+  double audio_fetch_timeout_s = 10;  // VLLM_AUDIO_FETCH_TIMEOUT
 
   // Request limits (serve_flags_limits.cc).
   api::RequestLimits request_limits;

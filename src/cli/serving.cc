@@ -132,7 +132,7 @@ std::unique_ptr<Serving> StartServing(const ServeOptions& o, StartFailure* failu
   auto engine = StartEngine(o, s->model);
   if (!engine.ok()) return fail(engine.status(), false);
   s->engine = std::move(*engine);
-  auto media = MakeMediaServing(o, s->engine.engine->limits(), s->engine.vision);
+  auto media = MakeMediaServing(o, s->engine.engine->limits(), s->engine.vision, s->engine.audio);
   if (!media.ok()) return fail(media.status(), true);
   s->ctx = std::make_unique<api::ServingContext>(
       MakeContext(o, s->model, *s->engine.engine, std::move(*defaults), *format));
