@@ -241,8 +241,8 @@ std::optional<ApiError> BuildItems(const MediaServing& serving, const LoadedMedi
   auto add = [&](mm::Modality modality, const std::pair<int64_t, int64_t>& run, int64_t soft_tokens,
                  const mm::ContentHash& hash, std::shared_ptr<const mm::ItemData> data) -> std::optional<ApiError> {
     if (run.second != soft_tokens) {
-      return ApiError::BadRequest(fmt::format("a {} token run of {} tokens for {} soft tokens", mm::ModalityName(modality),
-                                              run.second, soft_tokens));
+      return ApiError::BadRequest(fmt::format("a run of {} {} tokens for {} soft tokens", run.second,
+                                              mm::ModalityName(modality), soft_tokens));
     }
     mm::Item item;
     item.modality = modality;

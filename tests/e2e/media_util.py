@@ -1,9 +1,10 @@
 """Media for the end-to-end tests, generated at test time (never fetched): images with Pillow,
-videos with the ffmpeg CLI, a local HTTP server for media URLs, and a local TLS endpoint behind
-a CONNECT proxy so the seeds' https://upload.wikimedia.org/... URLs are answered unchanged.
+videos and compressed audio with the ffmpeg CLI, WAV with the standard library, a local HTTP
+server for media URLs, and a local TLS endpoint behind a CONNECT proxy so the seeds'
+https://upload.wikimedia.org/... URLs are answered unchanged.
 
-Also an independent restatement of the Gemma 4 soft-token count (spec multimodal.md §2.3, §2.8),
-so tests can predict how many placeholder tokens an image becomes."""
+Also independent restatements of the Gemma 4 soft-token counts (spec multimodal.md §2.3, §2.8
+for images, §4.7 for audio), so tests can predict how many placeholder tokens an item becomes."""
 import base64
 import contextlib
 import io
@@ -15,6 +16,7 @@ import ssl
 import subprocess
 import threading
 import time
+import wave
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
@@ -22,7 +24,9 @@ from PIL import Image
 
 IMAGE_TOKEN = 258880
 VIDEO_TOKEN = 258884
+AUDIO_TOKEN = 258881
 BOI, EOI = 255999, 258882
+BOA, EOA = 256000, 258883
 
 
 def picture(w, h, seed=0, mode="RGB"):
@@ -76,6 +80,58 @@ def runs(ids, token):
             out.append(n)
             n = 0
     return out
+
+
+def tone(seconds, rate=16000, channels=1, seed=0):
+    """A deterministic clip: a few sines plus noise, float32 in [-1, 1], shape [n, channels]."""
+    rng = np.random.default_rng(seed)
+    n = int(round(seconds * rate))
+    t = np.arange(n) / rate
+    out = np.zeros((n, channels), np.float32)
+    for c in range(channels):
+        f = rng.uniform(150, 900, 3)
+        out[:, c] = (0.3 * np.sin(2 * np.pi * f[0] * t) + 0.2 * np.sin(2 * np.pi * f[1] * t)
+                     + 0.1 * np.sin(2 * np.pi * f[2] * t) + 0.05 * rng.standard_normal(n))
+    return out
+
+
+def wav(samples, rate=16000):
+    """16-bit PCM WAV bytes of float samples [n, channels] (stdlib wave)."""
+    pcm = (np.clip(samples, -1, 1) * 32767).astype("<i2")
+    buf = io.BytesIO()
+    with wave.open(buf, "wb") as w:
+        w.setnchannels(pcm.shape[1])
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(pcm.tobytes())
+    return buf.getvalue()
+
+
+def encode_audio(samples, rate, fmt):
+    """`samples` [n, channels] encoded by the ffmpeg CLI as fmt: "mp3", "ogg" (Vorbis), "opus", "flac"."""
+    codec = {"mp3": ["-c:a", "libmp3lame", "-f", "mp3"], "ogg": ["-c:a", "libvorbis", "-f", "ogg"],
+             "opus": ["-c:a", "libopus", "-f", "ogg"], "flac": ["-c:a", "flac", "-f", "flac"]}[fmt]
+    r = subprocess.run(["ffmpeg", "-v", "error", "-f", "s16le", "-ar", str(rate), "-ac", str(samples.shape[1]),
+                        "-i", "pipe:0"] + codec + ["pipe:1"],
+                       input=(np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes(), capture_output=True, check=True)
+    return r.stdout
+
+
+def audio_soft_tokens(samples_16k):
+    """Placeholder tokens of a clip of `samples_16k` mono samples at 16 kHz (multimodal.md §4.7):
+    frames of 320 samples every 160 after 160 leading zeros, two stride-2 convolutions, at most 750."""
+    n = min(samples_16k, 480000)
+    frames = (n + 160 - 321) // 160 + 1
+    if frames <= 0:
+        return 0
+    for _ in range(2):
+        frames = (frames - 1) // 2 + 1
+    return min(frames, 750)
+
+
+def resampled_length(n, rate):
+    """librosa's resampled length: ceil(n * 16000 / rate)."""
+    return n if rate == 16000 else -(-n * 16000 // rate)
 
 
 def make_video(path, w=64, h=48, frames=40, fps=10, codec="libx264"):
@@ -156,11 +212,16 @@ class TlsSite:
     SSL_CERT_FILE=<cert_file> (the variables Python clients, and so vLLM, honour too)."""
 
     def __init__(self, workdir, host, body, content_type="image/jpeg"):
+        """`host`: one name or a list of them (all answered by the same server); `body`: the bytes
+        for every path, or {path suffix: (bytes, content type)} (the first matching suffix wins)."""
         os.makedirs(workdir, exist_ok=True)
+        hosts = [host] if isinstance(host, str) else list(host)
+        routes = body if isinstance(body, dict) else {"": (body, content_type)}
         self.cert_file = os.path.join(workdir, "site.crt")
         key = os.path.join(workdir, "site.key")
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", f"/CN={host}",
-                        "-addext", f"subjectAltName=DNS:{host}", "-keyout", key, "-out", self.cert_file],
+        san = ",".join(f"DNS:{h}" for h in hosts)
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
+                        f"/CN={hosts[0]}", "-addext", f"subjectAltName={san}", "-keyout", key, "-out", self.cert_file],
                        check=True, capture_output=True)
         outer = self
         self.requests = []
@@ -171,11 +232,16 @@ class TlsSite:
 
             def do_GET(self):
                 outer.requests.append(self.path)
+                match = next((v for k, v in routes.items() if self.path.endswith(k)), None)
+                if match is None:
+                    self.send_error(404)
+                    return
+                data, ctype = match
                 self.send_response(200)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(body)
+                self.wfile.write(data)
 
         self.https = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

@@ -9,12 +9,11 @@ those that cannot run here, which must fail at once with the one-line error a vL
 expect (tensor parallelism > 1); commands with `<placeholders>` are skipped.
 
 Then every Python client example of the seeds runs unchanged against a server for its model (the
-examples of one seed run in order in one namespace, as a reader pastes them): text and image
-examples must succeed — their https://upload.wikimedia.org/... URLs are answered by a local TLS
-site behind a CONNECT proxy (https_proxy and SSL_CERT_FILE in the server's environment, the
-variables vLLM's Python clients honour too), since there is no internet; audio examples must get
-a clear HTTP 400 (openai.BadRequestError) until gemmad takes audio, not a crash or a silently
-text-only answer."""
+examples of one seed run in order in one namespace, as a reader pastes them): text, image and
+audio examples must succeed — their https://upload.wikimedia.org/... and https://example.com/...
+URLs are answered by a local TLS site behind a CONNECT proxy (https_proxy and SSL_CERT_FILE in the
+server's environment, the variables vLLM's Python clients honour too), since there is no
+internet: a JPEG picture for .jpg paths, an OGG/Vorbis clip for .ogg, a WAV clip for .wav."""
 import contextlib
 import glob
 import io
@@ -32,7 +31,8 @@ import media_util as mu
 PORT = 8000
 SEEDS = sorted(glob.glob(os.path.join(e2e.SHARED_DIR, "seeds", "*.txt")))
 AUDIO = ("audio_url", "input_audio")
-MEDIA_HOST = "upload.wikimedia.org"
+MEDIA_HOSTS = ["upload.wikimedia.org", "example.com"]
+CLIP = mu.tone(3.0, rate=44100, channels=2, seed=5)  # 3 s of stereo 44.1 kHz: 75 soft tokens at 16 kHz
 TP_ERROR = ("gemmad serve: error: --tensor-parallel-size {n}: multi-device parallelism is not implemented "
             "yet (only 1 is supported)")
 
@@ -165,34 +165,32 @@ def test_serve_command(path, cmd):
 def test_client_examples(path):
     snippets = python_examples(path)
     model = re.search(r'model="([^"]+)"', "\n".join(snippets)).group(1)
-    site = mu.TlsSite(os.path.join(e2e.WORK, "tls_site"), MEDIA_HOST, mu.encode(mu.picture(1200, 900, seed=7), "JPEG"))
+    site = mu.TlsSite(os.path.join(e2e.WORK, "tls_site"), MEDIA_HOSTS,
+                      {".jpg": (mu.encode(mu.picture(1200, 900, seed=7), "JPEG"), "image/jpeg"),
+                       ".ogg": (mu.encode_audio(CLIP, 44100, "ogg"), "audio/ogg"),
+                       ".wav": (mu.wav(CLIP, 44100), "audio/wav")})
     with site, e2e.Server([model] + e2e.TOOL_FLAGS, port=PORT, name="seed-client", env=site.env()) as server:
         ns = {"__name__": "__seed_example__"}
-        ran_text = 0
+        ran = 0
         for snippet in snippets:
-            audio = any(m in snippet for m in AUDIO)
             out = io.StringIO()
-            if audio:
-                with pytest.raises(openai.BadRequestError) as e, contextlib.redirect_stdout(out):
-                    exec(compile(snippet, path, "exec"), ns)  # noqa: S102 - the recipe's own example
-                err = e.value
-                assert err.status_code == 400
-                assert "audio input is not supported" in err.body["message"], err.body
-                assert err.body["param"] == "messages"
-            else:
-                ns.pop("response", None)
-                with contextlib.redirect_stdout(out):
-                    exec(compile(snippet, path, "exec"), ns)  # noqa: S102
-                resp = ns["response"]
-                assert resp.choices[0].finish_reason in ("stop", "length")
-                limit = int(re.search(r"max_tokens=(\d+)", snippet).group(1))
-                assert 1 <= resp.usage.completion_tokens <= limit
-                if "print(" in snippet:
-                    assert out.getvalue().strip() == str(resp.choices[0].message.content)
-                if "image_url" in snippet:  # the picture was fetched from the (local) site and encoded
-                    assert site.requests and resp.usage.prompt_tokens > 200, (site.requests, resp.usage)
-                ran_text += 1
+            ns.pop("response", None)
+            fetched = len(site.requests)
+            with contextlib.redirect_stdout(out):
+                exec(compile(snippet, path, "exec"), ns)  # noqa: S102 - the recipe's own example
+            resp = ns["response"]
+            assert resp.choices[0].finish_reason in ("stop", "length")
+            limit = int(re.search(r"max_tokens=(\d+)", snippet).group(1))
+            assert 1 <= resp.usage.completion_tokens <= limit
+            if "print(" in snippet:
+                assert out.getvalue().strip() == str(resp.choices[0].message.content)
+            if "image_url" in snippet:  # the picture was fetched from the (local) site and encoded
+                assert len(site.requests) > fetched and resp.usage.prompt_tokens > 200, (site.requests, resp.usage)
+            if any(m in snippet for m in AUDIO):  # the clip was fetched, decoded and resampled: 75 soft tokens
+                assert len(site.requests) > fetched and resp.usage.prompt_tokens > 75 + 2, (site.requests, resp.usage)
+            ran += 1
             assert server.proc.poll() is None, server.log()
+        assert ran == len(snippets)
         # The server is healthy after all of them.
         assert e2e.http("GET", server.base_url + "/health")[0] == 200
     assert server.proc.returncode == 0
