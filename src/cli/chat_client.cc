@@ -174,13 +174,11 @@ int RunChatSession(const ClientTarget& target, const ChatSessionOptions& options
   SseConnection conn(target.api_key, /*timeout_s=*/0, "gemmad-chat");
   nlohmann::json conversation = nlohmann::json::array();
   if (options.system_prompt) conversation.push_back({{"role", "system"}, {"content", *options.system_prompt}});
-  bool images_sent = false;
+  bool media_sent = false;
   auto turn = [&](const std::string& message) -> bool {
-    if (!images_sent && !options.image_urls.empty()) {
+    if (!media_sent && !options.media_parts.empty()) {
       nlohmann::json parts = nlohmann::json::array();
-      for (const std::string& url : options.image_urls) {
-        parts.push_back({{"type", "image_url"}, {"image_url", {{"url", url}}}});
-      }
+      for (const nlohmann::json& part : options.media_parts) parts.push_back(part);
       parts.push_back({{"type", "text"}, {"text", message}});
       conversation.push_back({{"role", "user"}, {"content", std::move(parts)}});
     } else {
@@ -194,7 +192,7 @@ int RunChatSession(const ClientTarget& target, const ChatSessionOptions& options
       ClientError("chat", 0, t.status().message());
       return false;
     }
-    images_sent = true;
+    media_sent = true;
     conversation.push_back({{"role", "assistant"}, {"content", t->content}});
     if (options.stats) PrintStats(*t, stdout);
     return true;

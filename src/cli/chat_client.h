@@ -70,7 +70,9 @@ struct ChatSessionOptions {
   nlohmann::json base_body = nlohmann::json::object();  // chat_template_kwargs, tools, ...
   bool stats = false;
   std::optional<std::string> quick;
-  std::vector<std::string> image_urls;  // sent with the first message, before its text
+  // Content parts ({"type": "image_url", ...}, {"type": "input_audio", ...}) sent with the first
+  // message, before its text.
+  std::vector<nlohmann::json> media_parts;
 };
 int RunChatSession(const ClientTarget& target, const ChatSessionOptions& options);
 

@@ -45,6 +45,7 @@ std::string_view WebChatPage() {
 <form id="form">
   <textarea id="message" placeholder="Message (Enter sends, Shift+Enter: new line)"></textarea>
   <label title="Images sent with the next message">Images <input id="images" type="file" accept="image/*" multiple></label>
+  <label title="Audio clips sent with the next message (E2B/E4B)">Audio <input id="audios" type="file" accept="audio/*" multiple></label>
   <button id="send" type="submit">Send</button>
   <button id="stop" type="button" disabled>Stop</button>
 </form>
@@ -151,30 +152,44 @@ function onEvent(data, view) {
   $("messages").scrollTop = $("messages").scrollHeight;
 }
 
-// The chosen image files as data: URLs (FileReader), then the file input is emptied.
-async function takeImages() {
-  const files = [...$("images").files];
-  $("images").value = "";
+// The files chosen in a file input as data: URLs (FileReader) with their names, then the input is emptied.
+async function takeFiles(id) {
+  const files = [...$(id).files];
+  $(id).value = "";
   return Promise.all(files.map((f) => new Promise((resolve, reject) => {
     const reader = new FileReader();
-    reader.onload = () => resolve(reader.result);
+    reader.onload = () => resolve({ url: reader.result, name: f.name });
     reader.onerror = () => reject(reader.error);
     reader.readAsDataURL(f);
   })));
 }
 
+// An audio file as an input_audio part: its base64 data and its extension as the format hint.
+function audioPart(file) {
+  const dot = file.name.lastIndexOf(".");
+  const format = dot >= 0 ? file.name.slice(dot + 1).toLowerCase() : "";
+  return { type: "input_audio", input_audio: { data: file.url.slice(file.url.indexOf(",") + 1), format } };
+}
+
 async function send(text) {
-  const images = await takeImages();
-  const content = images.length
-    ? [...images.map((url) => ({ type: "image_url", image_url: { url } })), { type: "text", text }]
-    : text;
+  const images = await takeFiles("images");
+  const audios = await takeFiles("audios");
+  const parts = [...images.map((f) => ({ type: "image_url", image_url: { url: f.url } })), ...audios.map(audioPart)];
+  const content = parts.length ? [...parts, { type: "text", text }] : text;
   conversation.push({ role: "user", content });
   const shown = bubble("user");
-  for (const url of images) {
+  for (const f of images) {
     const img = document.createElement("img");
-    img.src = url;
+    img.src = f.url;
     img.className = "thumb";
     shown.appendChild(img);
+  }
+  for (const f of audios) {
+    const clip = document.createElement("audio");
+    clip.src = f.url;
+    clip.controls = true;
+    clip.className = "clip";
+    shown.appendChild(clip);
   }
   shown.appendChild(document.createTextNode(text));
   const messages = $("system").value ? [{ role: "system", content: $("system").value }, ...conversation] : [...conversation];

@@ -159,3 +159,21 @@ def test_chat_sends_images_with_the_first_message(server, tmp_path):
     (tmp_path / "notes.txt").write_text("hello")
     rc, out, err = cli(server, "chat", "--image", str(tmp_path / "notes.txt"), "-q", "x")
     assert rc == 2 and "not a JPEG, PNG, WebP, GIF or BMP image" in err, err
+
+
+def test_chat_sends_audio_with_the_first_message(server, tmp_path):
+    import base64
+
+    import media_util as mu
+    wav = mu.wav(mu.tone(0.5, seed=12))
+    path = tmp_path / "clip.WAV"
+    path.write_bytes(wav)
+    first = [{"role": "user", "content": [
+        {"type": "input_audio", "input_audio": {"data": base64.b64encode(wav).decode(), "format": "wav"}},
+        {"type": "text", "text": "what is it"}]}]
+    e2e.script_output(server, chat_body(first), "A tone." + TURN_END)
+    rc, out, err = cli(server, "chat", "--audio", str(path), "-q", "what is it")
+    assert rc == 0, err
+    assert "A tone." in out, out
+    rc, out, err = cli(server, "chat", "--audio", str(tmp_path / "missing.wav"), "-q", "x")
+    assert rc == 2 and "--audio" in err, err

@@ -148,3 +148,28 @@ def test_images_are_sent_with_a_message(server, browser, tmp_path):
            "Still small.<turn|>")
     send(browser, "more")
     wait(browser, lambda d: [a for a in d.find_elements(By.CSS_SELECTOR, ".answer") if a.text == "Still small."])
+
+
+def test_audio_is_sent_with_a_message(server, browser, tmp_path):
+    import base64
+
+    import media_util as mu
+    wav = mu.wav(mu.tone(0.5, seed=22))
+    path = tmp_path / "web.wav"
+    path.write_bytes(wav)
+    browser.get(server.base_url + "/")
+    browser.find_element(By.ID, "clear").click()
+    wait(browser, lambda d: d.find_element(By.ID, "model").get_attribute("value") == MODEL)
+    if browser.find_element(By.ID, "thinking").is_selected():
+        browser.find_element(By.ID, "thinking").click()
+    browser.find_element(By.ID, "tools").clear()
+    first = [{"role": "user", "content": [
+        {"type": "input_audio", "input_audio": {"data": base64.b64encode(wav).decode(), "format": "wav"}},
+        {"type": "text", "text": "web clip"}]}]
+    script(server, first, "A short tone.<turn|>")
+    browser.find_element(By.ID, "audios").send_keys(str(path))
+    send(browser, "web clip")
+    wait(browser, lambda d: [a for a in d.find_elements(By.CSS_SELECTOR, ".answer") if a.text == "A short tone."])
+    clips = browser.find_elements(By.CSS_SELECTOR, ".msg.user audio.clip")
+    assert len(clips) == 1 and clips[0].get_attribute("src").startswith("data:audio/")
+    assert browser.find_element(By.ID, "audios").get_attribute("value") == "", "the clip goes with one message"
