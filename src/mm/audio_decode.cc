@@ -151,6 +151,9 @@ Result<DecodedAudio> DecodeAudio(std::span<const uint8_t> bytes, const AudioDeco
     const sf_count_t keep = std::min<sf_count_t>(n, std::max<int64_t>(keep_frames - kept, 0));
     AppendMono(chunk.data(), keep, info.channels, out.samples);
   }
+  for (float x : out.samples) {
+    if (!std::isfinite(x)) return Refused("the samples hold NaN or infinity");
+  }
   // A count in the header that the stream does not reach (a truncated file) is not the duration.
   out.total_frames = header_known && static_cast<int64_t>(out.samples.size()) >= keep_frames
                          ? std::max<int64_t>(info.frames, read)

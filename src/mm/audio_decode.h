@@ -11,7 +11,7 @@
 //
 // Errors (one line, starting "audio: "): kInvalidArgument for empty input, an unknown format,
 // corrupt or truncated data libsndfile reports, no channels or sample rate, too many channels or
-// too high a rate; kResourceExhausted over max_bytes or max_seconds (checked on the header's
+// too high a rate, NaN or infinite samples (float WAV data); kResourceExhausted over max_bytes or max_seconds (checked on the header's
 // count before anything is allocated, and while reading, since MP3/OGG counts may be absent or
 // wrong); kDeadlineExceeded past max_decode_seconds; kCancelled when `cancelled` says so (both
 // checked between read chunks).

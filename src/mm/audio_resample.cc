@@ -51,6 +51,9 @@ Result<std::vector<float>> ResampleTo16k(std::span<const float> samples, int sam
   }
   if (err != nullptr) return InternalError(fmt::format("audio: libsoxr: {}", err));
   y.resize(out_pos);
+  for (float v : y) {  // float32 overflow of samples far outside [-1, 1] (float WAV data)
+    if (!std::isfinite(v)) return InvalidArgumentError("audio: the resampled signal overflows (samples far out of range)");
+  }
   // librosa's fix_length: zero-pad or trim to ceil(n · ratio).
   y.resize(static_cast<size_t>(Resampled16kLength(static_cast<int64_t>(ilen), sample_rate)), 0.0f);
   return y;

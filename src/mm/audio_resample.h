@@ -21,7 +21,8 @@ inline constexpr int kAudioSampleRate = 16000;  // what the Gemma 4 feature extr
 int64_t Resampled16kLength(int64_t n, int sample_rate);
 
 // samples: [n] mono at sample_rate Hz → [Resampled16kLength(n, sample_rate)] at 16 kHz.
-// Errors: kInvalidArgument for a rate <= 0, kInternal when libsoxr fails.
+// Errors: kInvalidArgument for a rate <= 0 or a result that overflows float32 (huge float
+// samples), kInternal when libsoxr fails.
 Result<std::vector<float>> ResampleTo16k(std::span<const float> samples, int sample_rate);
 
 }  // namespace gemmad::mm
