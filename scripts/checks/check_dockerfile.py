@@ -116,7 +116,7 @@ def self_test():
         return 1
     broken = [
         (dockerfile.replace("scripts/setup.sh && scripts/build.sh", "scripts/build.sh"), readme, packages, "last RUN"),
-        (dockerfile, readme, {**packages, "libsoxr.so.0": {"libsoxr0"}}, "libsoxr"),
+        (dockerfile, readme, {**packages, "libvips.so.42": {"libvips42"}}, "libvips"),
         (dockerfile.replace("USER gemmad", "USER root"), readme, packages, "non-root"),
         (dockerfile.replace("VOLUME /home/gemmad/.cache/huggingface", "VOLUME /data"), readme, packages, "VOLUME"),
         (dockerfile, readme.replace(":/home/gemmad/.cache/huggingface", ":/root/.cache/huggingface"), packages, "mount"),

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "io/base64.h"
-#include "io/sha256.h"
+#include "mm/content_hash.h"
 #include "mm/gemma4_image_processor.h"
 #include "mm/image_decode.h"
 #include "mm/video_decode.h"
@@ -27,12 +27,6 @@ ImageProcessorConfig ProcessorConfig(const VisionMediaOptions& o) {
   c.patch_size = o.patch_size;
   c.pooling_kernel = o.pooling_kernel;
   return c;
-}
-
-uint64_t Load64(const unsigned char* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | p[i];
-  return v;
 }
 
 // A video sent as frames: "data:video/jpeg;base64,<jpeg 1>,<jpeg 2>,..." (vLLM's form).
@@ -75,15 +69,10 @@ Result<DecodedVideo> DecodeJpegFrames(std::string_view url, const VisionMediaOpt
 }  // namespace
 
 ContentHash HashPatches(Modality modality, const VisionPatches& p) {
-  std::string header = fmt::format("{}:{}x{}:p{}:k{}:", ModalityName(modality), p.grid_h, p.grid_w, p.patch_size,
-                                   p.pooling_kernel);
   // The pixels are hashed where they are (no copy), then with the grid facts.
-  const std::string pixels = io::Sha256Hex(
-      std::string_view(reinterpret_cast<const char*>(p.pixels.data()), p.pixels.size() * sizeof(float)));
-  const std::string hex = io::Sha256Hex(header + pixels);
-  unsigned char raw[32];
-  for (int i = 0; i < 32; ++i) raw[i] = static_cast<unsigned char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
-  return ContentHash{Load64(raw), Load64(raw + 8)};
+  return HashFloatContent(fmt::format("{}:{}x{}:p{}:k{}:", ModalityName(modality), p.grid_h, p.grid_w, p.patch_size,
+                                      p.pooling_kernel),
+                          p.pixels);
 }
 
 Result<PreparedVisual> PrepareImage(std::string_view url, const VisionMediaOptions& o) {
