@@ -22,6 +22,7 @@ using engine::FinishReason;
 class RecordingSink final : public ResponseSink {
  public:
   void SendJson(std::string b) override { body = std::move(b); }
+  void SendText(std::string, std::string b) override { body = std::move(b); }
   void SendError(const ApiError& e) override { error = e; }
   bool SendEvent(std::string json) override {
     events.push_back(Json::parse(json));
