@@ -100,11 +100,19 @@ void Full(SpeechRun& c) {
     result.language = r.language ? Lowercase(std::string(*LanguageName(*r.language))) : "unknown";
   }
   result.temperature = r.sampling.temperature.value_or(0.0);
+  // The segment's tokens are the text's: without the token that ended the turn (as vLLM drops EOS).
   result.tokens = c.state.all_token_ids;
-  if (!c.state.all_logprobs.empty()) {
+  const auto& eos = c.ctx.generation_defaults.eos_token_ids;
+  if (!result.tokens.empty() && c.state.finish_reason == "stop" &&
+      ((c.state.stop_reason.is_number_integer() && c.state.stop_reason.get<int64_t>() == result.tokens.back()) ||
+       std::find(eos.begin(), eos.end(), result.tokens.back()) != eos.end())) {
+    result.tokens.pop_back();
+  }
+  const size_t n = std::min(result.tokens.size(), c.state.all_logprobs.size());
+  if (n > 0) {
     double sum = 0;
-    for (const auto& l : c.state.all_logprobs) sum += l.logprob;
-    result.avg_logprob = sum / static_cast<double>(c.state.all_logprobs.size());
+    for (size_t i = 0; i < n; ++i) sum += c.state.all_logprobs[i].logprob;
+    result.avg_logprob = sum / static_cast<double>(n);
   }
   SpeechBody body = FormatSpeech(result, r.response_format);
   if (body.content_type == "application/json") return c.sink.SendJson(std::move(body.body));
