@@ -8,6 +8,7 @@
 
 #include "api/fake_engine_test_util.h"
 #include "api/request_fields.h"
+#include "api/serving_test_util.h"
 #include "api/transcription_serving.h"
 #include "tokenizer/tokenizer.h"
 
@@ -17,31 +18,8 @@ namespace {
 using testing::Delta;
 using testing::FakeEngine;
 
-struct Sink final : ResponseSink {
-  void SendJson(std::string b) override { SendText("application/json", std::move(b)); }
-  void SendText(std::string t, std::string b) override {
-    type = std::move(t);
-    body = std::move(b);
-  }
-  void SendError(const ApiError& e) override { error = e; }
-  bool SendEvent(std::string json) override {
-    events.push_back(Json::parse(json));
-    return true;
-  }
-  void EndStream() override { done = true; }
-  bool client_gone() const override { return false; }
-  void OnClientGone(std::function<void()>) override {}
-  std::string type, body;
-  std::optional<ApiError> error;
-  std::vector<Json> events;
-  bool done = false;
-};
-
-const tokenizer::Tokenizer& Tok() {
-  static auto tok = tokenizer::Tokenizer::Load(std::string(GEMMAD_SHARED_DIR) + "/data/tokenizers/gemma4");
-  GEMMAD_CHECK(tok.ok(), "{}", tok.status().ToString());
-  return **tok;
-}
+using Sink = testing::RecordingSink;
+using testing::Tok;
 
 // One second of a 440 Hz tone: mono 16-bit PCM WAV at 16 kHz.
 std::string Wav() {
