@@ -20,6 +20,7 @@ using namespace gemmad;  // NOLINT
 class DiscardingSink final : public api::ResponseSink {
  public:
   void SendJson(std::string) override {}
+  void SendText(std::string, std::string) override {}
   void SendError(const api::ApiError&) override {}
   bool SendEvent(std::string) override { return true; }
   void EndStream() override {}

@@ -67,7 +67,8 @@ bool HasListContent(const Json& messages) {
 }
 
 std::optional<ApiError> RenderAndTokenize(const ServingContext& ctx, const ChatRenderInput& in, std::string* text,
-                                          std::vector<int32_t>* ids, std::vector<mm::Item>* items) {
+                                          std::vector<int32_t>* ids, std::vector<mm::Item>* items,
+                                          std::vector<double>* audio_seconds) {
   // Media parts become {"type": "image"|"video"|"audio"} items for the template, and are loaded
   // before rendering (their soft-token counts decide the expanded prompt).
   const Json* messages = in.messages;
@@ -82,6 +83,9 @@ std::optional<ApiError> RenderAndTokenize(const ServingContext& ctx, const ChatR
     if (auto e = CheckMediaCounts(parts, ctx.media.limit_per_prompt)) return e;
     if (auto e = LoadMedia(ctx.media, parts, in.mm_processor_kwargs, in.media_io_kwargs, in.client_gone, &media)) {
       return e;
+    }
+    if (audio_seconds != nullptr) {
+      for (const mm::PreparedAudio& a : media.audios) audio_seconds->push_back(static_cast<double>(a.source_samples) / 16000.0);
     }
   }
   std::optional<tmpl::ChatTemplate> request_template;

@@ -48,8 +48,10 @@ struct ChatRenderInput {
   std::function<bool()> client_gone;          // stops media fetches early; may be empty
 };
 // Media parts (images, videos) are fetched, decoded and preprocessed, and their placeholders
-// expanded (api/media_prompt.h); `items` (may be null) receives one mm::Item per image or frame.
+// expanded (api/media_prompt.h); `items` (may be null) receives one mm::Item per image or frame,
+// `audio_seconds` (may be null) each audio clip's duration (16 kHz samples before truncation).
 std::optional<ApiError> RenderAndTokenize(const ServingContext& ctx, const ChatRenderInput& in, std::string* text,
-                                          std::vector<int32_t>* ids, std::vector<mm::Item>* items = nullptr);
+                                          std::vector<int32_t>* ids, std::vector<mm::Item>* items = nullptr,
+                                          std::vector<double>* audio_seconds = nullptr);
 
 }  // namespace gemmad::api

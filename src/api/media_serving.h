@@ -29,6 +29,8 @@ struct MediaServing {
   // so a request's preprocessed media are bounded (≈ 28 KB of pixels per soft token). 0: no bound.
   int64_t max_model_len = 0;
   int64_t max_video_frames = 128;  // the most frames a request may ask for (media_io_kwargs)
+  // The largest upload the audio routes take (vLLM's VLLM_MAX_AUDIO_CLIP_FILESIZE_MB, 25 MB).
+  int64_t max_audio_clip_bytes = int64_t{25} << 20;
   bool bidirectional_vision = false;  // 26B-A4B/31B: each image's (frame's) tokens are one block
   // Gemma 4 media tokens (ids as the tokenizer encodes the strings below).
   int32_t image_token_id = 258880;   // "<|image|>"

@@ -18,6 +18,9 @@ class ResponseSink {
 
   // 200 with an application/json body. Called at most once, and not after SendEvent.
   virtual void SendJson(std::string body) = 0;
+  // 200 with another content type (the audio routes' text, srt and vtt answers). Called at most
+  // once, and not after SendEvent.
+  virtual void SendText(std::string content_type, std::string body) = 0;
   // The error as an HTTP response, or, once events were sent, as an SSE error event followed
   // by `data: [DONE]`. Ends the response.
   virtual void SendError(const ApiError& error) = 0;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "api/form_part.h"
 #include "api/generation_defaults.h"
 #include "api/media_serving.h"
 #include "api/request_limits.h"
@@ -60,12 +61,13 @@ struct ServingContext {
 
 // One request as a handler sees it.
 struct ApiCall {
-  std::string body;
+  std::string body;  // a JSON body ("" for the multipart/form-data routes)
   std::string request_id_header;  // X-Request-Id ("" when absent)
   std::chrono::steady_clock::time_point arrival = std::chrono::steady_clock::now();
   // True once the client has gone (long preparation such as grammar compilation stops early);
   // may be empty.
   std::function<bool()> client_gone;
+  std::vector<FormPart> form;  // the parts of a multipart/form-data body (the audio routes)
 };
 
 }  // namespace gemmad::api

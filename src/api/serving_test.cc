@@ -10,6 +10,7 @@
 #include "api/fake_engine_test_util.h"
 #include "api/misc_serving.h"
 #include "api/request_fields.h"
+#include "api/serving_test_util.h"
 #include "tokenizer/tokenizer.h"
 
 namespace gemmad::api {
@@ -19,30 +20,8 @@ using testing::Delta;
 using testing::FakeEngine;
 using engine::FinishReason;
 
-class RecordingSink final : public ResponseSink {
- public:
-  void SendJson(std::string b) override { body = std::move(b); }
-  void SendError(const ApiError& e) override { error = e; }
-  bool SendEvent(std::string json) override {
-    events.push_back(Json::parse(json));
-    return true;
-  }
-  void EndStream() override { done = true; }
-  bool client_gone() const override { return false; }
-  void OnClientGone(std::function<void()>) override {}
-  Json json() const { return Json::parse(body); }
-
-  std::string body;
-  std::optional<ApiError> error;
-  std::vector<Json> events;
-  bool done = false;
-};
-
-const tokenizer::Tokenizer& Tok() {
-  static auto tok = tokenizer::Tokenizer::Load(std::string(GEMMAD_SHARED_DIR) + "/data/tokenizers/gemma4");
-  GEMMAD_CHECK(tok.ok(), "{}", tok.status().ToString());
-  return **tok;
-}
+using testing::RecordingSink;
+using testing::Tok;
 
 std::vector<int32_t> Ids(const std::string& text) { return Tok().Encode(text, false); }
 

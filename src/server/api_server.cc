@@ -5,6 +5,8 @@
 #include "api/completion_serving.h"
 #include "api/misc_serving.h"
 #include "api/request_fields.h"
+#include "api/transcription_serving.h"
+#include "server/multipart.h"
 #include "server/prometheus.h"
 #include "server/web_chat_page.h"
 
@@ -14,6 +16,20 @@ namespace {
 // `out` outlives the call: both live for the handler's run.
 api::ApiCall CallOf(const HttpRequest& r, const Responder& out) {
   return {r.body, std::string(r.Header("x-request-id")), r.arrival, [&out] { return out.client_gone(); }};
+}
+
+// The audio routes take multipart/form-data (OpenAI's form): the transport cuts the body into
+// parts, a malformed one is a 400; the api/ handler reads the fields.
+RouteFn SpeechRoute(const api::ServingContext* c, api::SpeechTask task) {
+  return [c, task](const HttpRequest& r, Responder& out) {
+    auto boundary = MultipartBoundary(r.Header("content-type"));
+    if (!boundary.ok()) return out.SendError(api::ApiError::Validation(boundary.status().message()));
+    auto parts = ParseMultipart(r.body, *boundary);
+    if (!parts.ok()) return out.SendError(api::ApiError::Validation(parts.status().message()));
+    api::ApiCall call{"", std::string(r.Header("x-request-id")), r.arrival, [&out] { return out.client_gone(); },
+                      std::move(*parts)};
+    api::ServeSpeech(*c, call, task, out);
+  };
 }
 
 double StartUnix(const api::ServingContext& ctx) { return static_cast<double>(ctx.options.created_unix); }
@@ -26,6 +42,9 @@ void AddApiRoutes(Router& router, const api::ServingContext& ctx, std::string ve
              [c](const HttpRequest& r, Responder& out) { api::ServeChat(*c, CallOf(r, out), out); }, true);
   router.Add("POST", "/v1/completions",
              [c](const HttpRequest& r, Responder& out) { api::ServeCompletion(*c, CallOf(r, out), out); }, true);
+  // Served for every model; one without an audio tower gets the chat route's 400 (docs/media.md).
+  router.Add("POST", "/v1/audio/transcriptions", SpeechRoute(c, api::SpeechTask::kTranscribe));
+  router.Add("POST", "/v1/audio/translations", SpeechRoute(c, api::SpeechTask::kTranslate));
   router.Add("GET", "/v1/models", [c](const HttpRequest&, Responder& out) { api::ServeModels(*c, out); });
   router.Add("POST", "/tokenize",
              [c](const HttpRequest& r, Responder& out) { api::ServeTokenize(*c, CallOf(r, out), out); }, true);

@@ -264,6 +264,9 @@ void ConnectionResponder::Send(int status, std::string_view content_type, std::s
 }
 
 void ConnectionResponder::SendJson(std::string body) { Send(200, "application/json", std::move(body), {}); }
+void ConnectionResponder::SendText(std::string content_type, std::string body) {
+  Send(200, content_type, std::move(body), {});
+}
 
 void ConnectionResponder::SendError(const api::ApiError& error) {
   bool started;

@@ -102,6 +102,7 @@ class ConnectionResponder final : public Responder {
   void Send(int status, std::string_view content_type, std::string body, const Headers& extra) override;
   void AddHeader(std::string name, std::string value) override;
   void SendJson(std::string body) override;
+  void SendText(std::string content_type, std::string body) override;
   void SendError(const api::ApiError& error) override;
   bool SendEvent(std::string json) override;
   void EndStream() override;

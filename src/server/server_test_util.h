@@ -23,6 +23,7 @@ class RecordingResponder final : public Responder {
   void Send(int status, std::string_view content_type, std::string body, const Headers& extra) override;
   void AddHeader(std::string name, std::string value) override { headers.emplace_back(name, value); }
   void SendJson(std::string body) override { Send(200, "application/json", std::move(body), {}); }
+  void SendText(std::string type, std::string body) override { Send(200, type, std::move(body), {}); }
   void SendError(const api::ApiError& error) override;
   bool SendEvent(std::string json) override {
     events.push_back(std::move(json));
