@@ -45,6 +45,7 @@ Result<api::MediaServing> MakeMediaServing(const ServeOptions& o, const engine::
   m.audio_options.source.fetch_timeout_ms = std::lround(o.audio_fetch_timeout_s * 1000);
   m.audio_options.num_mels = audio.num_mels;
   m.audio_tower = audio.tower;
+  m.max_audio_clip_bytes = std::llround(o.max_audio_clip_filesize_mb * 1024 * 1024);
   m.audio_token_id = audio.audio_token_id;
   if (!o.served_model_names.empty()) m.model_name = o.served_model_names.front();
   m.bidirectional_vision = vision.bidirectional;

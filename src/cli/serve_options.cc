@@ -132,6 +132,12 @@ Status FillFrontend(const ParsedFlags& f, EnvLookup env, ServeOptions& o) {
     if (!seconds.ok() || *seconds <= 0) return InvalidArgumentError(fmt::format("{} must be a positive number of seconds", name));
     *field = *seconds;
   }
+  // vLLM's upload limit of the transcription routes, in MB (25).
+  if (std::optional<std::string> v = env("VLLM_MAX_AUDIO_CLIP_FILESIZE_MB"); v && !TrimAscii(*v).empty()) {
+    auto mb = ParseFloatText(TrimAscii(*v));
+    if (!mb.ok() || *mb <= 0) return InvalidArgumentError("VLLM_MAX_AUDIO_CLIP_FILESIZE_MB must be a positive number");
+    o.max_audio_clip_filesize_mb = *mb;
+  }
   return OkStatus();
 }
 

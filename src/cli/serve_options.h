@@ -67,6 +67,7 @@ struct ServeOptions {
   double image_fetch_timeout_s = 5;   // VLLM_IMAGE_FETCH_TIMEOUT
   double video_fetch_timeout_s = 30;  // VLLM_VIDEO_FETCH_TIMEOUT
   double audio_fetch_timeout_s = 10;  // VLLM_AUDIO_FETCH_TIMEOUT
+  double max_audio_clip_filesize_mb = 25;  // VLLM_MAX_AUDIO_CLIP_FILESIZE_MB (transcription uploads)
 
   // Request limits (serve_flags_limits.cc).
   api::RequestLimits request_limits;
