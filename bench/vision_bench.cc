@@ -40,6 +40,7 @@ g4::VisionTower& Tower() {
     c.vocab_size = c.vocab_size_per_layer_input = 512;
     c.num_hidden_layers = 2, c.layer_types = {g4::LayerType::kSliding, g4::LayerType::kFull};
     c.num_kv_shared_layers = 0, c.intermediate_size = 64, c.use_double_wide_mlp = false;
+    c.audio.reset();  // the vision tower only
     const char* env = std::getenv("GEMMAD_BENCH_DIR");
     const char* tmp = std::getenv("TMPDIR");
     const std::string dir = env ? env : std::string(tmp ? tmp : "/tmp") + "/gemmad_vision_bench_e2b_f32";

@@ -22,6 +22,13 @@ no block overlay) with the logits before each greedy token. The checkpoint is sa
 (causal/: config.json, generation_config.json, model.safetensors); vision/ holds only its
 config.json (the script checks that the variant's saved weights are byte-identical).
 
+Audio cases (audio/golden.{json,bin}, the causal checkpoint): a 1.0 s clip (99 valid feature
+frames, 25 soft tokens) in two prompts, "audio_only" [2, 11, 8, 7 x 25, 9, 13, 14] and
+"audio_image" [2, 11, 5, 4 x N1, 6, 12, 8, 7 x 25, 9, 13, 14] with the first image above. Per case:
+input_ids, the clip's valid feature frames ([F, 16], what a server's audio encoder reads), the
+audio rows the model inserted (embed_audio's output), the image's decoded pixels (audio_image), the
+logits of every prompt position and an 8-token greedy continuation with its logits, as above.
+
 Checks (the run fails otherwise): the image rows equal get_image_features(); the pinned sliding-layer
 mask equals AND(q - k < W, OR(k <= q, same vision block)) and the full-layer mask is causal (the
 masks are rebuilt by hand and fed back as the attention_mask dict: same logits, bit for bit); the
@@ -291,6 +298,69 @@ def dump(model, kwargs, info, directory, bidirectional):
     return out
 
 
+AUDIO_CASES = ("audio_only", "audio_image")
+
+
+def audio_clip():
+    """The audio cases' 1.0 s clip: a chirp, a steady tone and noise, deterministic."""
+    rng = numpy.random.default_rng(SEED + 7)
+    t = numpy.arange(16000) / 16000.0
+    return (0.4 * numpy.sin(2 * numpy.pi * (300 + 900 * t) * t) + 0.3 * numpy.sin(2 * numpy.pi * 2200 * t)
+            + 0.05 * rng.standard_normal(t.shape)).astype(numpy.float32)
+
+
+@torch.no_grad()
+def dump_audio(model, directory):
+    """The audio cases (see the module docstring) into <directory>/golden.{json,bin}."""
+    audio = Gemma4AudioFeatureExtractor(feature_size=16)([audio_clip()], return_tensors="pt")
+    frames = int(audio["input_features_mask"].sum())
+    enc = model.model.get_audio_features(audio["input_features"], audio["input_features_mask"], return_dict=True)
+    m = int(enc.attention_mask.sum())
+    assert m == (frames + 3) // 4
+    image = media()[0][0]
+    pix = Gemma4ImageProcessor(patch_size=4, pooling_kernel_size=3, max_soft_tokens=70)([image], return_tensors="pt")
+    n1 = int(pix["num_soft_tokens_per_image"][0])
+    writer = GoldenWriter()
+    index = {"checkpoint": "causal", "audio_samples": 16000, "audio_feature_frames": frames, "num_audio_tokens": m,
+             "greedy_procedure": "as the variants' goldens"}
+    for case in AUDIO_CASES:
+        head = [2, 11, BOA] if case == "audio_only" else [2, 11, BOI] + [IMAGE] * n1 + [EOI, 12, BOA]
+        ids = head + [AUDIO] * m + [EOA, 13, 14]
+        types = [1 if i == IMAGE else 3 if i == AUDIO else 0 for i in ids]
+        kwargs = dict(input_ids=torch.tensor([ids]), mm_token_type_ids=torch.tensor([types]),
+                      input_features=audio["input_features"], input_features_mask=audio["input_features_mask"])
+        spans = {"audio": [[len(head), len(head) + m]], "image": []}
+        if case == "audio_image":
+            kwargs.update(pixel_values=pix["pixel_values"], image_position_ids=pix["image_position_ids"])
+            spans["image"] = [[3, 3 + n1]]
+        captured = {}
+        lm = model.model.language_model
+        def record(module, args, kw):
+            captured.setdefault("embeds", kw["inputs_embeds"])
+        hook = lm.register_forward_pre_hook(record, with_kwargs=True)
+        out = forward(model, kwargs)
+        hook.remove()
+        rows = captured["embeds"][0, len(head):len(head) + m]
+        assert torch.equal(rows, enc.pooler_output[0][enc.attention_mask[0]]), f"{case}: audio rows differ"
+        ids_out, margins, greedy_rows = greedy(model, kwargs)
+        assert max_diff(greedy_rows[0], out.logits[0, -1]) < 1e-4, f"{case}: greedy prefill differs"
+        if len(set(ids_out)) < MIN_GREEDY_DISTINCT or min(margins) < MIN_MARGIN:
+            sys.exit(f"{case}: degenerate greedy continuation {ids_out} (margins {margins})")
+        writer.add(f"{case}.input_ids", torch.tensor(ids))
+        writer.add(f"{case}.audio_features", audio["input_features"][0, :frames].float())
+        writer.add(f"{case}.audio_rows", rows)
+        if case == "audio_image":
+            writer.add(f"{case}.image_rgb", torch.from_numpy(numpy.asarray(image)).to(torch.int64))
+        writer.add(f"{case}.logits", out.logits[0])
+        writer.add(f"{case}.greedy_logits", greedy_rows)
+        index[case] = {"spans": spans, "greedy_ids": ids_out, "greedy_margins": [round(x, 6) for x in margins]}
+        print(f"{case}: greedy {ids_out}, min margin {min(margins):.3f}", flush=True)
+    os.makedirs(directory, exist_ok=True)
+    text = model.config.get_text_config()
+    index.update({"hidden_size": text.hidden_size, "vocab_size": text.vocab_size})
+    writer.write(directory, "golden", index)
+
+
 def build():
     torch.manual_seed(SEED)
     model = Gemma4ForConditionalGeneration(config(None)).eval()
@@ -336,6 +406,7 @@ def main():
             shutil.copy(os.path.join(saved, "config.json"), os.path.join(directory, "config.json"))
         print(f"{variant}: done", flush=True)
     shutil.rmtree(tmp)
+    dump_audio(outs["causal"][0], os.path.join(area, "audio"))
     for name in ("causal", "vision"):
         with open(os.path.join(area, name, "config.json"), encoding="utf-8") as f:
             cfg = json.load(f)

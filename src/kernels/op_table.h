@@ -31,6 +31,13 @@
   X(KvCacheWrite, kv_cache_write) \
   X(PagedAttention, paged_attention) \
   X(DenseAttention, dense_attention) \
+  X(Silu, silu) \
+  X(Relu, relu) \
+  X(Glu, glu) \
+  X(LayerNorm, layer_norm) \
+  X(Im2Col, im2col) \
+  X(CausalDepthwiseConv1d, causal_depthwise_conv1d) \
+  X(ChunkedAttention, chunked_attention) \
   X(MoeRoute, moe_route) \
   X(MoeExperts, moe_experts)
 

@@ -171,4 +171,50 @@ void MoeExperts(const ExecContext& ctx, const TensorView& x, const TensorView& g
   b.ops->moe_experts(ctx, x, gate_up, down, weights, ids, out);
 }
 
+void Silu(const ExecContext& ctx, const TensorView& x, const TensorView& out) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "Silu", {&x, &out});
+  b.ops->silu(ctx, x, out);
+}
+
+void Relu(const ExecContext& ctx, const TensorView& x, const TensorView& out) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "Relu", {&x, &out});
+  b.ops->relu(ctx, x, out);
+}
+
+void Glu(const ExecContext& ctx, const TensorView& x, const TensorView& out) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "Glu", {&x, &out});
+  b.ops->glu(ctx, x, out);
+}
+
+void LayerNorm(const ExecContext& ctx, const TensorView& x, const TensorView& weight, const TensorView& out,
+               float eps) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "LayerNorm", {&x, &weight, &out});
+  b.ops->layer_norm(ctx, x, weight, out, eps);
+}
+
+void Im2Col(const ExecContext& ctx, const TensorView& x, int64_t kernel, int64_t stride, int64_t pad,
+            const TensorView& out) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "Im2Col", {&x, &out});
+  b.ops->im2col(ctx, x, kernel, stride, pad, out);
+}
+
+void CausalDepthwiseConv1d(const ExecContext& ctx, const TensorView& x, const TensorView& w, const TensorView& out) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "CausalDepthwiseConv1d", {&x, &w, &out});
+  b.ops->causal_depthwise_conv1d(ctx, x, w, out);
+}
+
+void ChunkedAttention(const ExecContext& ctx, const TensorView& q, const TensorView& q_scale, const TensorView& k,
+                      const TensorView& v, const TensorView& rel_k, const ChunkedAttentionParams& params,
+                      const TensorView& out) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "ChunkedAttention", {&q, &q_scale, &k, &v, &rel_k, &out});
+  b.ops->chunked_attention(ctx, q, q_scale, k, v, rel_k, params, out);
+}
+
 }  // namespace gemmad::kernels

@@ -118,6 +118,45 @@ void PagedAttention(const ExecContext& ctx, const TensorView& q, const TensorVie
 void DenseAttention(const ExecContext& ctx, const TensorView& q, const TensorView& k, const TensorView& v,
                     float scale, const TensorView& out);
 
+// ---- audio tower (multimodal.md §4.3–§4.5) -----------------------------------------------------
+// out = x · sigmoid(x) (SiLU); out = max(x, 0) (ReLU). x, out: f32 with equal element counts (out
+// may alias x).
+void Silu(const ExecContext& ctx, const TensorView& x, const TensorView& out);
+void Relu(const ExecContext& ctx, const TensorView& x, const TensorView& out);
+// GLU over the last dim: out[r, i] = x[r, i] · sigmoid(x[r, w + i]). x: [n, 2w] f32; out: [n, w]
+// f32 (must not alias x).
+void Glu(const ExecContext& ctx, const TensorView& x, const TensorView& out);
+// LayerNorm over the last dim, weight only (no bias): out = (x − mean) · (var + eps)^-1/2 · weight
+// with the biased variance. x, out: [rows, n] f32 (may alias); weight: [n] f32.
+void LayerNorm(const ExecContext& ctx, const TensorView& x, const TensorView& weight, const TensorView& out,
+               float eps);
+// im2col of a channel-last image for a square k×k convolution with stride s and zero padding p:
+// out[i, j, (a·k + b)·C + c] = x[i·s − p + a, j·s − p + b, c] (0 outside x). x: [H, W, C] f32;
+// out: [Ho, Wo, k·k·C] f32 with Ho = (H + 2p − k) / s + 1, Wo likewise (must not alias x).
+// out · Wᵀ is the convolution for weights W [Cout, k, k, C].
+void Im2Col(const ExecContext& ctx, const TensorView& x, int64_t kernel, int64_t stride, int64_t pad,
+            const TensorView& out);
+// Causal depthwise 1-D convolution over time: out[t, d] = Σ_m w[d, m] · x[t − K + 1 + m, d] (0
+// before the start). x, out: [T, D] f32 (must not alias); w: [D, K] f32.
+void CausalDepthwiseConv1d(const ExecContext& ctx, const TensorView& x, const TensorView& w, const TensorView& out);
+
+// The audio tower's chunked local attention with relative positions (HF Gemma4AudioAttention with
+// every frame valid, multimodal.md §4.5). Queries are taken in blocks of `chunk`; block b sees the
+// context slots j = 0 .. W−1 at key s = b·chunk − past + j, W = chunk + past + future. For query
+// t = b·chunk + i and slot j, with q' = q[t] ⊙ q_scale and k' = k[s] · k_scale:
+//   logit = cap · tanh((q'·k' + (0 <= j − i < L ? q'·rel_k[j − i] : 0)) / cap)
+//   logit = (0 <= s < T and (0 <= t − s < past or 0 < s − t < future)) ? logit : invalid
+// softmax over the W slots in fp32 (all masked: uniform), out[t] = Σ_j p_j · v[s_j] (0 outside).
+struct ChunkedAttentionParams {
+  int64_t chunk = 0, past = 0, future = 0;
+  float k_scale = 1.0f, cap = 0.0f, invalid = -1e9f;  // cap > 0
+};
+// q, k, v, out: [T, H, d] f32 (out must not alias); q_scale: [d] f32; rel_k: [L, H, d] f32 with
+// L = W / 2 + 1 (the sinusoids of relative positions W/2 … 0, projected).
+void ChunkedAttention(const ExecContext& ctx, const TensorView& q, const TensorView& q_scale, const TensorView& k,
+                      const TensorView& v, const TensorView& rel_k, const ChunkedAttentionParams& params,
+                      const TensorView& out);
+
 // ---- mixture of experts --------------------------------------------------------------------
 // Routing (text-model.md §8): softmax over all experts, top-K (ties: lower id), renormalise,
 // then multiply per_expert_scale. logits: [n, E] f32; per_expert_scale: [E] f32|bf16;

@@ -1,8 +1,10 @@
 // `gemmad make-test-model`: presets, flags, sharding, the e2e model (full vocabulary + Gemma 4
-// tokenizer + eos [1, 106, 50]) and the refusal of 26B/31B on this machine.
+// tokenizer + eos [1, 106, 50], a tiny audio tower whose every path is active) and the refusal of
+// 26B/31B on this machine.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <vector>
 #include <unistd.h>
@@ -12,7 +14,9 @@
 #include "base/test_temp_path.h"
 #include "base/files.h"
 #include "cli_runner.h"
+#include "model/gemma4/audio_tower.h"
 #include "model/gemma4/checkpoint.h"
+#include "model/safetensors_source.h"
 
 namespace gemmad {
 namespace {
@@ -55,6 +59,21 @@ TEST(MakeTestModelTest, EndToEndModel) {
   EXPECT_GT(c.hidden_size_per_layer_input, 0);
   EXPECT_EQ(ck->generation_config().eos_token_ids, (std::vector<int64_t>{1, 106, 50}));
   EXPECT_EQ(ck->Tensor("embed_tokens.weight").dtype, tensor::DType::kBF16);
+  // The audio tower (16 mels, the released chunking): loads, and its rows vary over a clip.
+  ASSERT_TRUE(c.audio.has_value());
+  EXPECT_EQ(c.audio->num_mels(), 16);
+  auto src = model::OpenSafetensorsDir(dir);
+  ASSERT_TRUE(src.ok()) << src.status().ToString();
+  auto tower = model::gemma4::AudioTower::Load(std::shared_ptr<const model::WeightSource>(std::move(src).value()),
+                                               *c.audio, c.hidden_size);
+  ASSERT_TRUE(tower.ok()) << tower.status().ToString();
+  const int64_t frames = 99, rows = model::gemma4::AudioTower::NumSoftTokens(frames);
+  std::vector<float> feats(static_cast<size_t>(frames * 16)), out(static_cast<size_t>(rows * c.hidden_size));
+  for (size_t i = 0; i < feats.size(); ++i) feats[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i))) * 3;
+  ASSERT_TRUE((*tower)->Encode({}, frames, feats, out).ok());
+  for (float v : out) ASSERT_TRUE(std::isfinite(v));
+  EXPECT_NE(std::vector<float>(out.begin(), out.begin() + c.hidden_size),
+            std::vector<float>(out.end() - c.hidden_size, out.end()));
 }
 
 TEST(MakeTestModelTest, MultimodalPrefixWithUnusedKv) {

@@ -14,6 +14,7 @@ namespace gemmad::golden {
 using nlohmann::json;
 
 std::string VisionGoldenRoot() { return std::string(GEMMAD_SOURCE_DIR) + "/tests/golden/gemma4_vision"; }
+std::string AudioGoldenRoot() { return std::string(GEMMAD_SOURCE_DIR) + "/tests/golden/gemma4_audio"; }
 
 Result<GoldenFile> GoldenFile::Load(const std::string& stem_path) {
   const std::string index_path = stem_path + ".json";
@@ -70,17 +71,21 @@ std::string GoldenFile::Field(std::string_view key) const {
   return it == doc.end() ? "null" : it->dump();
 }
 
-size_t GoldenFile::num_images() const {
+size_t GoldenFile::ListSize(std::string_view list) const {
   const json doc = json::parse(*index_text_);
-  return doc.contains("images") ? doc["images"].size() : 0;
+  const std::string name(list);
+  return doc.contains(name) && doc[name].is_array() ? doc[name].size() : 0;
 }
 
-Result<int64_t> GoldenFile::ImageInt(size_t image, std::string_view key) const {
+Result<int64_t> GoldenFile::ListInt(std::string_view list, size_t i, std::string_view key) const {
   const json doc = json::parse(*index_text_);
-  if (!doc.contains("images") || image >= doc["images"].size()) return NotFoundError(fmt::format("no image {}", image));
-  const json& im = doc["images"][image];
-  auto it = im.find(std::string(key));
-  if (it == im.end() || !it->is_number_integer()) return NotFoundError(fmt::format("image {}: no '{}'", image, key));
+  const std::string name(list);
+  if (!doc.contains(name) || !doc[name].is_array() || i >= doc[name].size()) {
+    return NotFoundError(fmt::format("no {}[{}]", name, i));
+  }
+  const json& e = doc[name][i];
+  auto it = e.find(std::string(key));
+  if (it == e.end() || !it->is_number_integer()) return NotFoundError(fmt::format("{}[{}]: no '{}'", name, i, key));
   return it->get<int64_t>();
 }
 

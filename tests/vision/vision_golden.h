@@ -1,5 +1,5 @@
-// Test-side access to the Gemma 4 vision goldens (tests/golden/gemma4_vision, written by
-// scripts/golden/make_gemma4_vision_goldens.py; format "gemmad-golden-v1", documented in
+// Test-side access to the Gemma 4 vision and audio goldens (tests/golden/gemma4_{vision,audio},
+// written by scripts/golden/make_gemma4_{vision,audio}_goldens.py; format "gemmad-golden-v1", documented in
 // docs/checkpoints-and-goldens.md): a JSON index plus one raw little-endian data file.
 #pragma once
 
@@ -33,8 +33,11 @@ class GoldenFile {
   // A top-level field of the index as JSON text ("null" when absent).
   std::string Field(std::string_view key) const;
   // Integer fields of images[i] in inputs.json (grid_h, grid_w, num_soft_tokens, num_patches).
-  Result<int64_t> ImageInt(size_t image, std::string_view key) const;
-  size_t num_images() const;
+  Result<int64_t> ImageInt(size_t image, std::string_view key) const { return ListInt("images", image, key); }
+  size_t num_images() const { return ListSize("images"); }
+  // The same for any top-level list of objects (the audio goldens' "clips").
+  Result<int64_t> ListInt(std::string_view list, size_t i, std::string_view key) const;
+  size_t ListSize(std::string_view list) const;
 
  private:
   struct Info {
@@ -47,7 +50,8 @@ class GoldenFile {
   std::shared_ptr<const std::string> index_text_;
 };
 
-// <source>/tests/golden/gemma4_vision.
+// <source>/tests/golden/gemma4_vision and <source>/tests/golden/gemma4_audio.
 std::string VisionGoldenRoot();
+std::string AudioGoldenRoot();
 
 }  // namespace gemmad::golden

@@ -13,7 +13,7 @@ namespace gemmad::kernels::reference::op {
 
 using tensor::TensorView;
 
-// Defined in reference/ops_{dense,elementwise,attention,moe}.cc.
+// Defined in reference/ops_{dense,elementwise,attention,moe,audio}.cc.
 GEMMAD_KERNEL_OPS(GEMMAD_DECLARE_OP)
 
 // Every element of an f32, bf16, Q8_R or Q4_0 view as float (rank >= 2 block-quantized views are

@@ -55,6 +55,7 @@ Status ReadTopLevel(const JsonFields& top, Config* c, const json** text) {
       *out = v.value_or(0);  // null: the modality is absent
     }
     GEMMAD_RETURN_IF_ERROR(internal::ReadVisionConfig(top, &c->vision));
+    GEMMAD_RETURN_IF_ERROR(internal::ReadAudioConfig(top, &c->audio));
   } else if (model_type == "gemma4_text") {
     *text = &top.node();
   } else {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "model/gemma4/audio_config.h"
 #include "model/gemma4/vision_config.h"
 
 namespace gemmad::model::gemma4 {
@@ -59,6 +60,7 @@ struct Config {
   bool multimodal = false;  // config.json had a text_config (weights under model.language_model.)
   int64_t image_token_id = 0, audio_token_id = 0, video_token_id = 0;
   std::optional<VisionConfig> vision;  // the vision tower (model/gemma4/vision_config.h); nullopt: none
+  std::optional<AudioConfig> audio;    // the audio tower (model/gemma4/audio_config.h); nullopt: none
   // Informational fields (added by the config parser).
   std::vector<std::string> architectures;       // e.g. {"Gemma4ForConditionalGeneration"}
   std::string hidden_activation = "gelu_pytorch_tanh";  // or "gelu_new" (both tanh-approximate)

@@ -20,5 +20,7 @@ Status ReadGlobalAttention(const io::JsonFields& f, Config* c);
 Status ValidateConfig(const io::JsonFields& f, const Config& c);
 // The top level's `vision_config` (model/gemma4/vision_config.h); absent or null -> nullopt.
 Status ReadVisionConfig(const io::JsonFields& top, std::optional<VisionConfig>* out);
+// The top level's `audio_config` (model/gemma4/audio_config.h); absent or null -> nullopt.
+Status ReadAudioConfig(const io::JsonFields& top, std::optional<AudioConfig>* out);
 
 }  // namespace gemmad::model::gemma4::internal

@@ -100,6 +100,30 @@ json VisionFields(const VisionConfig& v, const std::string& dtype) {
   return j;
 }
 
+json AudioFields(const AudioConfig& a, const std::string& dtype) {
+  json j;
+  j["model_type"] = "gemma4_audio";
+  j["attention_chunk_size"] = a.attention_chunk_size;
+  j["attention_context_left"] = a.attention_context_left;
+  j["attention_context_right"] = a.attention_context_right;
+  j["attention_invalid_logits_value"] = a.attention_invalid_logits_value;
+  j["attention_logit_cap"] = a.attention_logit_cap;
+  j["conv_kernel_size"] = a.conv_kernel_size;
+  j["dtype"] = dtype;
+  j["gradient_clipping"] = a.gradient_clipping;
+  j["hidden_act"] = a.hidden_act;
+  j["hidden_size"] = a.hidden_size;
+  j["initializer_range"] = 0.02;
+  j["num_attention_heads"] = a.num_attention_heads;
+  j["num_hidden_layers"] = a.num_hidden_layers;
+  j["output_proj_dims"] = a.output_proj_dims;
+  j["residual_weight"] = a.residual_weight;
+  j["rms_norm_eps"] = a.rms_norm_eps;
+  j["subsampling_conv_channels"] = {a.subsampling_conv_channels[0], a.subsampling_conv_channels[1]};
+  j["use_clipped_linears"] = a.use_clipped_linears;
+  return j;
+}
+
 }  // namespace
 
 std::string ConfigToJson(const Config& c, ConfigLayout layout, const std::string& dtype) {
@@ -118,7 +142,7 @@ std::string ConfigToJson(const Config& c, ConfigLayout layout, const std::string
   top["model_type"] = "gemma4";
   top["text_config"] = t;
   top["vision_config"] = c.vision ? VisionFields(*c.vision, dtype) : json(nullptr);
-  top["audio_config"] = nullptr;
+  top["audio_config"] = c.audio ? AudioFields(*c.audio, dtype) : json(nullptr);
   top["dtype"] = dtype;
   top["eos_token_id"] = EosJson(c.eos_token_ids);
   top["tie_word_embeddings"] = c.tie_word_embeddings;

@@ -105,6 +105,20 @@ VisionConfig TinyTower() {
   return v;
 }
 
+// The released audio tower (E2B and E4B; the reference defaults, multimodal.md §0).
+AudioConfig OnDeviceAudio() { return AudioConfig{}; }
+
+// The e2e model's audio tower: multimodal.md §8.3's tiny shape with 16 mel bins (so its features
+// come from the feature extractor at feature_size 16) and the real chunking constants, so every
+// path is active (12-frame chunks, 12 past keys, softcap 50, clipping).
+AudioConfig TinyAudio() {
+  AudioConfig a;
+  a.hidden_size = 32, a.num_hidden_layers = 2, a.num_attention_heads = 4;
+  a.subsampling_conv_channels = {16, 8};
+  a.output_proj_dims = 24;
+  return a;
+}
+
 Config E2e() {
   Config c = Released();
   c.hidden_size = 64, c.intermediate_size = 128, c.num_hidden_layers = 6;
@@ -114,6 +128,7 @@ Config E2e() {
   c.hidden_size_per_layer_input = 8, c.vocab_size_per_layer_input = 262144;
   c.max_position_embeddings = 131072;  // as the released E2B: the seeds' --max-model-len values fit
   c.vision = TinyTower();
+  c.audio = TinyAudio();
   return c;
 }
 
@@ -125,6 +140,7 @@ Config E2b() {
   c.hidden_size_per_layer_input = 256, c.vocab_size_per_layer_input = 262144;
   c.max_position_embeddings = 131072;
   c.vision = OnDeviceTower();
+  c.audio = OnDeviceAudio();
   return c;
 }
 
@@ -138,6 +154,7 @@ Config E4b() {
 Config Large(int64_t h, int64_t layers, int64_t heads, int64_t kv, int64_t kvg, int64_t inter) {
   Config c = Released();
   c.audio_token_id = 0;
+  c.audio.reset();  // the large models have no audio tower
   c.hidden_size = h, c.intermediate_size = inter, c.num_hidden_layers = layers, c.layer_types = Pattern(layers, 6);
   c.num_attention_heads = heads, c.num_key_value_heads = kv, c.num_global_key_value_heads = kvg;
   c.attention_k_eq_v = true, c.sliding_window = 1024, c.max_position_embeddings = 262144;

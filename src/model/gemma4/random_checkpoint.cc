@@ -18,6 +18,7 @@
 #include "io/progress_bar.h"
 #include "io/safetensors_index.h"
 #include "io/safetensors_writer.h"
+#include "model/gemma4/audio_weight_spec.h"
 #include "model/gemma4/vision_weight_spec.h"
 #include "model/gemma4/weight_spec.h"
 #include "tensor/half.h"
@@ -35,7 +36,8 @@ uint64_t Fnv1a(std::string_view s) {
   return h;
 }
 
-// The text tensors, plus the vision tower's in the multimodal layout when the config has one.
+// The text tensors, plus the vision and audio towers' in the multimodal layout when the config
+// has them.
 std::vector<WeightSpec> SpecToWrite(const Config& c, const RandomCheckpointOptions& o) {
   std::vector<WeightSpec> out;
   for (WeightSpec& w : TextWeightSpec(c)) {
@@ -44,15 +46,22 @@ std::vector<WeightSpec> SpecToWrite(const Config& c, const RandomCheckpointOptio
   if (o.multimodal && c.vision) {
     for (WeightSpec& w : VisionWeightSpec(*c.vision, c.hidden_size)) out.push_back(std::move(w));
   }
+  if (o.multimodal && c.audio) {
+    for (WeightSpec& w : AudioWeightSpec(*c.audio, c.hidden_size)) out.push_back(std::move(w));
+  }
   return out;
 }
 
-// The name whose values a tensor gets: k_proj and v_proj, gate_proj and up_proj share their clip
-// bounds, as the released checkpoints do (multimodal.md §3.1).
+// The name whose values a tensor gets: the vision tower's k_proj and v_proj, gate_proj and up_proj,
+// and the audio tower's q_proj, k_proj and v_proj share their clip bounds, as the released
+// checkpoints do (multimodal.md §3.1, §8.5).
 std::string ValueName(const std::string& name) {
   if (!IsClipBound(name)) return name;
   std::string n = name;
-  for (auto [from, to] : {std::pair<std::string_view, std::string_view>{".v_proj.", ".k_proj."}, {".up_proj.", ".gate_proj."}}) {
+  const bool audio = name.find("audio_tower.") != std::string::npos;
+  const std::string_view shared = audio ? ".q_proj." : ".k_proj.";
+  for (auto [from, to] : {std::pair<std::string_view, std::string_view>{".v_proj.", shared},
+                          {audio ? ".k_proj." : ".up_proj.", audio ? shared : ".gate_proj."}}) {
     if (size_t p = n.find(from); p != std::string::npos) n.replace(p, from.size(), to);
   }
   return n;
@@ -194,7 +203,16 @@ ValueRecipe RecipeFor(const std::string& name, const std::vector<int64_t>& shape
   if (EndsWith(name, "position_embedding_table")) return {ValueRecipe::kSymmetric, 0.0, 0.5 * std::sqrt(3.0)};
   if (EndsWith(name, "vision_tower.std_bias")) return {ValueRecipe::kSymmetric, 0.0, 0.1 * std::sqrt(3.0)};
   if (EndsWith(name, "vision_tower.std_scale")) return {ValueRecipe::kUniform, 0.5, 1.5};
-  bool unit_scale = EndsWith(name, "norm.weight") || EndsWith(name, "layernorm.weight") ||
+  // Audio tower (§8.5): softplus(per_dim_scale) must vary per lane; conv fan-in is in·kh·kw.
+  if (EndsWith(name, "self_attn.per_dim_scale")) return {ValueRecipe::kSymmetric, 0.0, 0.5 * std::sqrt(3.0)};
+  if (EndsWith(name, "conv.weight") || EndsWith(name, "depthwise_conv1d.weight")) {
+    double fan_in = 1;
+    for (size_t i = 1; i < shape.size(); ++i) fan_in *= static_cast<double>(shape[i]);
+    return {ValueRecipe::kSymmetric, 0.0, std::sqrt(3.0 / fan_in)};
+  }
+  if (EndsWith(name, "output_proj.bias")) return {ValueRecipe::kSymmetric, 0.0, 0.1 * std::sqrt(3.0)};
+  bool unit_scale = EndsWith(name, "norm.weight") || EndsWith(name, "norm_pre_attn.weight") ||
+                    EndsWith(name, "norm_post_attn.weight") || EndsWith(name, "norm_out.weight") || EndsWith(name, "layernorm.weight") ||
                     EndsWith(name, "layernorm_1.weight") || EndsWith(name, "layernorm_2.weight") ||
                     EndsWith(name, "layer_scalar") || EndsWith(name, "router.scale") ||
                     EndsWith(name, "router.per_expert_scale");

@@ -5,7 +5,9 @@
 // recipe: norms, layer scalars and router scales ~ U(0.5, 1.5), embeddings std 1, other matrices
 // std 1/sqrt(in_features). In the multimodal layout a config's vision tower is written too
 // (model/gemma4/vision_weight_spec.h; position table std 0.5, std_bias std 0.1, std_scale
-// U(0.5, 1.5), clip bounds ±U(1, 3) shared by k/v and gate/up).
+// U(0.5, 1.5), clip bounds ±U(1, 3) shared by k/v and gate/up), and its audio tower
+// (model/gemma4/audio_weight_spec.h; per_dim_scale std 0.5, output_proj.bias std 0.1, conv fan-in
+// in·kernel, clip bounds shared by q/k/v).
 #pragma once
 
 #include <cstdint>
@@ -24,7 +26,7 @@ struct RandomCheckpointOptions {
   uint64_t seed = 0;
   int num_shards = 1;             // 1: model.safetensors; N > 1: N shards + index
   bool multimodal = false;        // released layout: text_config, tensors under model.language_model.,
-                                  // plus the vision tower when the config has one
+                                  // plus the vision and audio towers when the config has them
   bool unused_kv_tensors = false; // also write KV-shared layers' unused k/v/k_norm
   bool show_progress = false;     // byte progress bar on stderr
   std::string tokenizer_dir;      // if set, copy tokenizer.json and tokenizer_config.json from it

@@ -11,6 +11,7 @@
 
 #include "base/result.h"
 #include "kernels/context.h"
+#include "model/gemma4/clipped_linear.h"
 #include "model/gemma4/step_buffers.h"
 #include "model/gemma4/vision_config.h"
 #include "model/gemma4/vision_weights.h"
@@ -41,11 +42,6 @@ struct PlanViews {
   tensor::TensorView xs, ys, rope_q, rope_kv, pool_rows, zeros;
 };
 PlanViews UploadPlan(const kernels::ExecContext& ctx, const ImagePlan& plan, Buffers& b);
-
-// ys[i] = clamp_out(clamp_in(x) · ls[i].wᵀ). Linears with equal input bounds share one clamped copy
-// of x (in `scratch`) and one LinearMany. scratch == nullptr: x is clamped in place (one linear).
-void ClippedLinears(const kernels::ExecContext& ctx, const tensor::TensorView& x,
-                    std::span<const ClippedLinear* const> ls, std::span<const tensor::TensorView> ys, Scratch* scratch);
 
 // h [P, Dv] = pixels [P, 3p²] · input_projᵀ + pos_x[xs] + pos_y[ys].
 void PatchEmbed(const kernels::ExecContext& ctx, const VisionWeights& w, const PlanViews& pv,

@@ -1,6 +1,5 @@
 // The vision tower's patch embedding, clippable linears and encoder layer (multimodal.md §3.2–3.6).
 #include <algorithm>
-#include <array>
 
 #include "kernels/ops.h"
 #include "model/gemma4/vision_blocks.h"
@@ -11,7 +10,6 @@ namespace {
 using tensor::DType;
 using tensor::TensorView;
 
-constexpr size_t kMaxGroup = 4;  // LinearMany's limit
 // MLP rows per pass: bounds the [rows, I] gate/up buffers (4304 wide on the large tower).
 constexpr int64_t kMlpRows = 2048;
 
@@ -30,35 +28,6 @@ TensorView Rows(const TensorView& v, int64_t r0, int64_t n) {
 }
 
 }  // namespace
-
-void ClippedLinears(const kernels::ExecContext& ctx, const TensorView& x, std::span<const ClippedLinear* const> ls,
-                    std::span<const TensorView> ys, Scratch* scratch) {
-  GEMMAD_CHECK(ls.size() == ys.size() && ls.size() <= kMaxGroup, "ClippedLinears: {} linears, {} outputs", ls.size(),
-               ys.size());
-  GEMMAD_CHECK(scratch != nullptr || ls.size() == 1, "ClippedLinears: in-place clamping needs a single linear");
-  std::array<bool, kMaxGroup> done{};
-  for (size_t i = 0; i < ls.size(); ++i) {
-    if (done[i]) continue;
-    // Group i: every later linear with the same input bounds.
-    std::array<TensorView, kMaxGroup> ws, outs;
-    size_t n = 0;
-    for (size_t j = i; j < ls.size(); ++j) {
-      if (done[j] || ls[j]->in_lo != ls[i]->in_lo || ls[j]->in_hi != ls[i]->in_hi) continue;
-      done[j] = true;
-      ws[n] = ls[j]->w;
-      outs[n++] = ys[j];
-    }
-    TensorView in = x;
-    if (ls[i]->clamps_input()) {
-      if (scratch != nullptr) in = scratch->View(x.shape);
-      kernels::Clamp(ctx, x, ls[i]->in_lo, ls[i]->in_hi, in);
-    }
-    kernels::LinearMany(ctx, in, std::span<const TensorView>(ws.data(), n), std::span<const TensorView>(outs.data(), n));
-  }
-  for (size_t i = 0; i < ls.size(); ++i) {
-    if (ls[i]->clamps_output()) kernels::Clamp(ctx, ys[i], ls[i]->out_lo, ls[i]->out_hi, ys[i]);
-  }
-}
 
 void PatchEmbed(const kernels::ExecContext& ctx, const VisionWeights& w, const PlanViews& pv, const TensorView& pixels,
                 Buffers& b, const TensorView& h) {

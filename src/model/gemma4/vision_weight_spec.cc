@@ -58,7 +58,7 @@ std::vector<WeightSpec> VisionWeightSpec(const VisionConfig& c, int64_t text_hid
 }
 
 bool IsClipBound(std::string_view name) {
-  for (std::string_view s : {"_proj.input_min", "_proj.input_max", "_proj.output_min", "_proj.output_max"}) {
+  for (std::string_view s : {".input_min", ".input_max", ".output_min", ".output_max"}) {
     if (EndsWith(name, s)) return true;
   }
   return false;

@@ -22,7 +22,8 @@ inline constexpr std::string_view kVisionProjection = "model.embed_vision.embedd
 // standardize, std_bias and std_scale [Dv]. `text_hidden` is the projector's output width Dt.
 std::vector<WeightSpec> VisionWeightSpec(const VisionConfig& c, int64_t text_hidden);
 
-// Whether `name` is a clip bound (…_proj.input_min / input_max / output_min / output_max).
+// Whether `name` is a clip bound of a clippable linear, in either tower (….input_min / input_max /
+// output_min / output_max).
 bool IsClipBound(std::string_view name);
 
 // Parameters of the tower and projector (clip bounds included).

@@ -2,96 +2,16 @@
 #include "model/gemma4/vision_weights.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <map>
 #include <string>
 #include <unordered_set>
 
+#include "model/gemma4/tower_weight_binder.h"
 #include "model/gemma4/vision_weight_spec.h"
-#include "tensor/half.h"
 
 namespace gemmad::model::gemma4 {
 namespace {
-
-using tensor::DType;
-
-std::string ShapeString(const std::vector<int64_t>& s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
-
-class Binder {
- public:
-  Binder(const WeightSource& source, VisionWeights* w) : source_(source), w_(w) {}
-
-  // `name` as float32 with shape `want` (scalars: [] or [1]).
-  Status Bind(const std::string& name, const std::vector<int64_t>& want, TensorView* out) {
-    const WeightInfo* info = source_.Info(name);
-    if (info == nullptr) return DataLossError(fmt::format("{}: missing tensor '{}'", source_.label(), name));
-    const bool scalar_ok = want.empty() && info->shape == std::vector<int64_t>{1};
-    if (info->shape != want && !scalar_ok) {
-      return DataLossError(fmt::format("{}: tensor '{}' has shape {}, the vision config implies {}", info->origin, name,
-                                       ShapeString(info->shape), ShapeString(want)));
-    }
-    if (!info->dtype || (*info->dtype != DType::kF32 && *info->dtype != DType::kBF16 && *info->dtype != DType::kF16)) {
-      return DataLossError(fmt::format("{}: tensor '{}' has dtype {}, expected BF16, F16 or F32", info->origin, name,
-                                       info->dtype_name));
-    }
-    GEMMAD_ASSIGN_OR_RETURN(TensorView v, source_.View(name));
-    if (v.dtype != DType::kF32) {
-      auto& buf = Own(v.NumElements());
-      const auto* h = v.As<const uint16_t>();
-      for (int64_t i = 0; i < v.NumElements(); ++i) {
-        buf[i] = v.dtype == DType::kBF16 ? tensor::Bf16ToFloat(h[i]) : tensor::F16ToFloat(h[i]);
-      }
-      v.data = buf.data();
-      v.dtype = DType::kF32;
-    }
-    *out = v;
-    return OkStatus();
-  }
-
-  // A clip bound's value; absent -> `absent`.
-  Status Bound(const std::string& name, float absent, float* out) {
-    *out = absent;
-    if (source_.Info(name) == nullptr) return OkStatus();
-    TensorView v;
-    GEMMAD_RETURN_IF_ERROR(Bind(name, {}, &v));
-    *out = *v.As<const float>();
-    return OkStatus();
-  }
-
-  Status Linear(const std::string& name, const std::map<std::string, std::vector<int64_t>>& shapes, bool clipped,
-                ClippedLinear* out) {
-    const std::string w = name + ".linear.weight";
-    GEMMAD_RETURN_IF_ERROR(Bind(w, shapes.at(w), &out->w));
-    if (!clipped) return OkStatus();
-    GEMMAD_RETURN_IF_ERROR(Bound(name + ".input_min", -ClippedLinear::kInf, &out->in_lo));
-    GEMMAD_RETURN_IF_ERROR(Bound(name + ".input_max", ClippedLinear::kInf, &out->in_hi));
-    GEMMAD_RETURN_IF_ERROR(Bound(name + ".output_min", -ClippedLinear::kInf, &out->out_lo));
-    GEMMAD_RETURN_IF_ERROR(Bound(name + ".output_max", ClippedLinear::kInf, &out->out_hi));
-    if (!(out->in_lo <= out->in_hi) || !(out->out_lo <= out->out_hi)) {
-      return DataLossError(fmt::format("{}: clip bounds of '{}' are empty or NaN: input [{}, {}], output [{}, {}]",
-                                       source_.label(), name, out->in_lo, out->in_hi, out->out_lo, out->out_hi));
-    }
-    return OkStatus();
-  }
-
-  std::vector<float>& Own(int64_t n) {
-    w_->owned.push_back(std::make_unique<std::vector<float>>(static_cast<size_t>(n)));
-    return *w_->owned.back();
-  }
-
-  TensorView OwnedView(std::vector<float>& buf, tensor::Shape shape) {
-    TensorView v;
-    v.data = buf.data();
-    v.dtype = DType::kF32;
-    v.shape = shape;
-    return v;
-  }
-
- private:
-  const WeightSource& source_;
-  VisionWeights* w_;
-};
 
 // Every model.vision_tower.* tensor must be one the config uses.
 Status CheckNoStrayTensors(const WeightSource& source, const VisionConfig& c,
@@ -110,7 +30,7 @@ Status CheckNoStrayTensors(const WeightSource& source, const VisionConfig& c,
 }
 
 // input_proj -> 2·W, table[0] -> table_x − W·1 (see vision_weights.h).
-Status PreparePatchEmbedding(Binder& b, const VisionConfig& c, const std::map<std::string, std::vector<int64_t>>& shapes,
+Status PreparePatchEmbedding(TowerWeightBinder& b, const VisionConfig& c, const std::map<std::string, std::vector<int64_t>>& shapes,
                              VisionWeights* w) {
   const std::string t(kVisionTowerPrefix);
   TensorView proj, table;
@@ -150,7 +70,7 @@ Result<VisionWeights> LoadVisionWeights(const WeightSource& source, const Vision
   for (const WeightSpec& s : spec) shapes[s.name] = s.shape;
   GEMMAD_RETURN_IF_ERROR(CheckNoStrayTensors(source, c, spec));
   VisionWeights w;
-  Binder b(source, &w);
+  TowerWeightBinder b(source, "vision", &w.owned);
   GEMMAD_RETURN_IF_ERROR(PreparePatchEmbedding(b, c, shapes, &w));
   const std::string t(kVisionTowerPrefix);
   w.layers.resize(static_cast<size_t>(c.num_hidden_layers));

@@ -7,11 +7,11 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 #include <memory>
 #include <vector>
 
 #include "base/result.h"
+#include "model/gemma4/clipped_linear.h"
 #include "model/gemma4/vision_config.h"
 #include "model/weight_source.h"
 #include "tensor/tensor_view.h"
@@ -19,15 +19,6 @@
 namespace gemmad::model::gemma4 {
 
 using tensor::TensorView;
-
-// A clippable linear (§3.6): y = clamp(clamp(x, in_lo, in_hi) · wᵀ, out_lo, out_hi).
-struct ClippedLinear {
-  static constexpr float kInf = std::numeric_limits<float>::infinity();
-  TensorView w;  // [out, in] f32
-  float in_lo = -kInf, in_hi = kInf, out_lo = -kInf, out_hi = kInf;
-  bool clamps_input() const { return in_lo != -kInf || in_hi != kInf; }
-  bool clamps_output() const { return out_lo != -kInf || out_hi != kInf; }
-};
 
 struct VisionLayerWeights {
   TensorView input_norm, post_attention_norm, pre_feedforward_norm, post_feedforward_norm;  // [Dv]

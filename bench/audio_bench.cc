@@ -1,0 +1,101 @@
+// The Gemma 4 audio tower (model/gemma4/audio_tower.h) at the real E2B/E4B shape (Da 1024, 12
+// conformer blocks, 8 heads of 128, SSCP channels [128, 32], chunk 12 / left 13, clipped linears,
+// output_proj 1536, projector to Dt 1536), random f32 weights, one clip per iteration, over a
+// ThreadPool of 2 threads (GEMMAD_BENCH_THREADS to change).
+//
+// Case names: Encode/seconds:<S>/threads:<t>: a clip of S seconds, i.e. F = 100·S − 1 valid
+// feature frames (10 s: 999 frames, 250 soft tokens; 30 s: 2999 frames, 750). Counter frames/s.
+// bench/audio_vs_hf.py runs this and transformers side by side. The checkpoint is written once
+// under $TMPDIR (GEMMAD_BENCH_DIR to choose; ~1.2 GB).
+// gemmad-bench-libs: gemmad_model
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/files.h"
+#include "kernels/thread_pool.h"
+#include "model/gemma4/audio_tower.h"
+#include "model/gemma4/presets.h"
+#include "model/gemma4/random_checkpoint.h"
+#include "model/safetensors_source.h"
+
+namespace {
+
+namespace g4 = gemmad::model::gemma4;
+
+constexpr int kSeconds[] = {10, 30};
+
+g4::AudioTower& Tower() {
+  static std::unique_ptr<g4::AudioTower> tower = [] {
+    auto preset = g4::FindPreset("e2b");
+    if (!preset.ok()) std::abort();
+    g4::Config c = preset->config;  // the E2B audio tower; a small text part with the E2B hidden size
+    c.vocab_size = c.vocab_size_per_layer_input = 512;
+    c.num_hidden_layers = 2, c.layer_types = {g4::LayerType::kSliding, g4::LayerType::kFull};
+    c.num_kv_shared_layers = 0, c.intermediate_size = 64, c.use_double_wide_mlp = false;
+    c.vision.reset();  // the audio tower only
+    const char* env = std::getenv("GEMMAD_BENCH_DIR");
+    const char* tmp = std::getenv("TMPDIR");
+    const std::string dir = env ? env : std::string(tmp ? tmp : "/tmp") + "/gemmad_audio_bench_e2b_f32";
+    if (!gemmad::FileExists(dir + "/model.safetensors")) {
+      g4::RandomCheckpointOptions o;
+      o.dtype = gemmad::tensor::DType::kF32;
+      o.multimodal = true;
+      o.seed = 1;
+      gemmad::Status s = g4::WriteRandomCheckpoint(dir, c, o);
+      if (!s.ok()) {
+        std::fprintf(stderr, "%s\n", s.ToString().c_str());
+        std::abort();
+      }
+    }
+    auto src = gemmad::model::OpenSafetensorsDir(dir);
+    if (!src.ok()) std::abort();
+    auto t = g4::AudioTower::Load(std::shared_ptr<const gemmad::model::WeightSource>(std::move(src).value()),
+                                  *c.audio, c.hidden_size);
+    if (!t.ok()) {
+      std::fprintf(stderr, "%s\n", t.status().ToString().c_str());
+      std::abort();
+    }
+    return std::move(t).value();
+  }();
+  return *tower;
+}
+
+void BM_Encode(benchmark::State& state, int seconds, int threads) {
+  g4::AudioTower& tower = Tower();
+  const int64_t frames = 100 * seconds - 1, mels = tower.config().num_mels();
+  std::vector<float> feats(static_cast<size_t>(frames * mels));  // log-mel-like values in [-7, 1]
+  for (size_t i = 0; i < feats.size(); ++i) feats[i] = static_cast<float>(-3.0 + 4.0 * std::sin(0.013 * static_cast<double>(i)));
+  std::vector<float> out(static_cast<size_t>(g4::AudioTower::NumSoftTokens(frames) * tower.text_hidden()));
+  gemmad::kernels::ThreadPool pool(threads);
+  const gemmad::kernels::ExecContext ctx{&pool};
+  for (auto _ : state) {
+    gemmad::Status s = tower.Encode(ctx, frames, feats, out);
+    if (!s.ok()) state.SkipWithError(s.ToString().c_str());
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["frames/s"] = benchmark::Counter(static_cast<double>(frames), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+int Register() {
+  const char* env = std::getenv("GEMMAD_BENCH_THREADS");
+  const int threads = env ? std::atoi(env) : 2;
+  for (int s : kSeconds) {
+    benchmark::RegisterBenchmark(("Encode/seconds:" + std::to_string(s) + "/threads:" + std::to_string(threads)).c_str(),
+                                 BM_Encode, s, threads)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime()
+        ->Iterations(s >= 30 ? 1 : 3);
+  }
+  return 0;
+}
+const int kRegistered = Register();
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Encode time of one clip through the Gemma 4 E2B audio tower + projector: gemmad
+(bench/audio_bench.cc) against transformers on the same machine and thread count.
+
+    /work/venv-dev/bin/python bench/audio_vs_hf.py BUILD_DIR [--threads 2] [--seconds 10,30]
+                                                   [--repeats 3] [--skip-gemmad] [--skip-hf]
+
+BUILD_DIR holds bench/bench_audio (release or relassert preset). Both sides: the real E2B audio
+tower shape (Da 1024, 12 conformer blocks, 8 heads of 128, SSCP channels [128, 32], chunk 12 /
+left 13 / right 0, cap 50, use_clipped_linears, output_proj 1536), projector to Dt 1536, float32,
+random weights, a clip of S seconds as F = 100·S − 1 log-mel frames of 128 mels (what the feature
+extractor gives for S·16000 samples; the features themselves are not timed). transformers runs
+Gemma4Model.get_audio_features (the tower, eager: its only backend, and embed_audio) under
+torch.no_grad with torch.set_num_threads(T) on [1, F, 128] features with an all-true mask. The two
+sides alternate, --repeats rounds per length after one warm-up each, and the table shows each
+side's fastest round and the median (gemmad's rounds are Google Benchmark runs: the mean of 3
+iterations, 1 at 30 s).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+
+class Transformers:
+    """The E2B audio tower + projector in transformers."""
+
+    def __init__(self, threads):
+        import torch
+        from transformers import Gemma4AudioConfig, Gemma4Config, Gemma4ForConditionalGeneration, Gemma4TextConfig
+        torch.set_num_threads(threads)
+        torch.manual_seed(0)
+        text = Gemma4TextConfig(vocab_size=512, hidden_size=1536, intermediate_size=64, num_hidden_layers=1,
+                                num_attention_heads=2, num_key_value_heads=1, head_dim=32, global_head_dim=32,
+                                layer_types=["full_attention"], hidden_size_per_layer_input=0,
+                                vocab_size_per_layer_input=0)
+        audio = Gemma4AudioConfig()  # the defaults are the E2B/E4B tower
+        self.model = Gemma4ForConditionalGeneration(Gemma4Config(text_config=text, vision_config=None,
+                                                                 audio_config=audio)).eval()
+        with torch.no_grad():
+            for name, t in self.model.model.audio_tower.named_parameters():
+                if name.endswith("per_dim_scale"):
+                    t.normal_(0, 0.5)
+        self.torch = torch
+
+    def features(self, seconds):
+        frames = 100 * seconds - 1
+        i = self.torch.arange(frames * 128, dtype=self.torch.float64)
+        feats = (-3.0 + 4.0 * self.torch.sin(0.013 * i)).float().view(1, frames, 128)
+        return feats, self.torch.ones(1, frames, dtype=self.torch.bool)
+
+    def time(self, batch):
+        with self.torch.no_grad():
+            t0 = time.perf_counter()
+            out = self.model.model.get_audio_features(*batch, return_dict=True)
+            elapsed = time.perf_counter() - t0
+        assert out.pooler_output.shape[1] == (batch[0].shape[1] + 3) // 4
+        return elapsed
+
+
+def gemmad_time(build_dir, threads, seconds):
+    exe = os.path.join(build_dir, "bench", "bench_audio")
+    env = dict(os.environ, GEMMAD_BENCH_THREADS=str(threads))
+    res = subprocess.run([exe, f"--benchmark_filter=seconds:{seconds}/", "--benchmark_format=json"], env=env,
+                         check=True, capture_output=True, text=True)
+    (b,) = json.loads(res.stdout)["benchmarks"]
+    return b["real_time"] / 1e3
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("build_dir")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seconds", default="10,30")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--skip-gemmad", action="store_true")
+    ap.add_argument("--skip-hf", action="store_true")
+    args = ap.parse_args()
+    lengths = [int(s) for s in args.seconds.split(",")]
+    hf = None if args.skip_hf else Transformers(args.threads)
+    rows = []
+    for s in lengths:
+        batch = hf.features(s) if hf else None
+        ours, theirs = [], []
+        for r in range(args.repeats + 1):  # round 0 warms up
+            if not args.skip_gemmad:
+                t = gemmad_time(args.build_dir, args.threads, s)
+                ours += [t] if r else []
+            if hf:
+                t = hf.time(batch)
+                theirs += [t] if r else []
+            print(f"{s} s round {r}: gemmad {ours[-1] if ours and r else '-'} transformers "
+                  f"{theirs[-1] if theirs and r else '-'}", file=sys.stderr, flush=True)
+        rows.append((s, ours, theirs))
+    print(f"threads {args.threads}; seconds per clip, fastest (median) of {args.repeats} rounds")
+    print(f"{'clip':>5} {'frames':>7} {'gemmad':>16} {'transformers':>16} {'hf/gemmad':>10}")
+    for s, ours, theirs in rows:
+        def cell(v):
+            return f"{min(v):.3f} ({statistics.median(v):.3f})" if v else "-"
+        ratio = f"{min(theirs) / min(ours):.2f}" if ours and theirs else "-"
+        print(f"{s:>4}s {100 * s - 1:>7} {cell(ours):>16} {cell(theirs):>16} {ratio:>10}")
+
+
+if __name__ == "__main__":
+    main()
