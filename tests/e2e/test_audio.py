@@ -96,8 +96,9 @@ def test_every_format_as_input_audio(server, fmt):
     data = WAV_2S if fmt == "wav" else mu.encode_audio(CLIP_2S, 16000, fmt)
     ids = tokenize(server, user(input_audio(data, fmt), text("What is it?")))
     (m,) = mu.runs(ids, mu.AUDIO_TOKEN)
-    # Lossy codecs may pad a few ms (encoder delay is removed by the decoder, not always exactly).
-    assert abs(m - 50) <= 1 if fmt in ("mp3", "ogg", "opus") else m == 50, (fmt, m)
+    # Lossy codecs may keep some encoder padding (libsndfile, like soundfile in vLLM, decodes MP3
+    # without gapless trimming: up to ~100 ms more here).
+    assert 50 <= m <= 53 if fmt in ("mp3", "ogg", "opus") else m == 50, (fmt, m)
 
 
 def test_stereo_44k_is_downmixed_and_resampled(server):

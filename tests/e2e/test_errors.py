@@ -148,7 +148,7 @@ def test_unknown_fields_ignored(server):
 def test_framework_404_405(server):
     for method, path, status, detail in [("GET", "/v1/nope", 404, "Not Found"),
                                          ("POST", "/v1/embeddings", 404, "Not Found"),
-                                         ("POST", "/v1/audio/transcriptions", 404, "Not Found"),
+                                         ("POST", "/v1/audio/speech", 404, "Not Found"),
                                          ("GET", "/v1/chat/completions", 405, "Method Not Allowed"),
                                          ("DELETE", "/v1/models", 405, "Method Not Allowed"),
                                          ("GET", "/v1/completions", 405, "Method Not Allowed")]:

@@ -9,10 +9,10 @@ WAV clips are made here with the standard library."""
 import io
 import json
 import math
+import os
 import struct
 import wave
 
-import httpx
 import openai
 import pytest
 
@@ -73,8 +73,32 @@ def chat_text(client, instruction, clip=CLIP):
     return r.choices[0].message.content or ""
 
 
+class FormResponse:
+    """What the tests read of a response: status_code, text, json(), lower-cased headers."""
+
+    def __init__(self, status, headers, body):
+        self.status_code = status
+        self.headers = {k.lower(): v for k, v in headers.items()}
+        self.text = body.decode("utf-8", "replace")
+
+    def json(self):
+        return json.loads(self.text)
+
+
 def post_form(server, path, fields, files=None, timeout=120):
-    return httpx.post(server.base_url + path, data=fields, files=files, timeout=timeout)
+    """A multipart/form-data POST (standard library): `fields` {name: str}, `files` {name: (filename,
+    bytes, content type)}."""
+    boundary = "gemmad-e2e-" + os.urandom(8).hex()
+    out = bytearray()
+    for name, value in fields.items():
+        out += f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
+    for name, (filename, data, ctype) in (files or {}).items():
+        out += (f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{filename}"\r\n'
+                f"Content-Type: {ctype}\r\n\r\n").encode() + data + b"\r\n"
+    out += f"--{boundary}--\r\n".encode()
+    status, headers, body = e2e.http("POST", server.base_url + path, bytes(out),
+                                     {"Content-Type": f"multipart/form-data; boundary={boundary}"}, timeout=timeout)
+    return FormResponse(status, headers, body)
 
 
 def test_json_is_vllms_shape_and_equals_the_chat_answer(server, client):
