@@ -20,6 +20,7 @@ PACKAGES=(
   libjpeg62-turbo-dev libpng-dev libwebp-dev libgif-dev   # image decoding (src/mm, docs/media.md)
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev   # video decoding (src/mm/video_*)
   libsndfile1-dev libsoxr-dev libfftw3-dev   # audio decoding, resampling, log-mel (src/mm/audio_*)
+  zlib1g-dev                                  # verbose_json compression ratio (src/api/transcription_format.cc)
   python3 python3-venv python3-pip curl
   ffmpeg openssl                     # e2e media: test videos (ffmpeg CLI), a local TLS site (openssl CLI)
   g++-aarch64-linux-gnu qemu-user   # aarch64 NEON kernel parity under qemu (scripts/cross_parity.sh)
