@@ -6,18 +6,13 @@
 #include <limits>
 
 #include "kernels/ops.h"
+#include "model/gemma4/view_helpers.h"
 #include "model/gemma4/audio_blocks.h"
 
 namespace gemmad::model::gemma4::audio {
 namespace {
 
 using tensor::TensorView;
-
-TensorView Reshape(TensorView v, tensor::Shape s) {
-  GEMMAD_CHECK(s.NumElements() == v.NumElements(), "reshape {} -> {}", v.shape.ToString(), s.ToString());
-  v.shape = s;
-  return v;
-}
 
 float ClipBound(const AudioConfig& c) {
   return static_cast<float>(std::min(c.gradient_clipping, static_cast<double>(std::numeric_limits<float>::max())));

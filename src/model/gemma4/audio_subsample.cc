@@ -3,18 +3,13 @@
 // conv's [T, F2, c1] output is already the (freq, channel)-flattened row input_proj reads. Every
 // frame is valid, so the reference's masks zero nothing (its zero padding is Im2Col's).
 #include "kernels/ops.h"
+#include "model/gemma4/view_helpers.h"
 #include "model/gemma4/audio_blocks.h"
 
 namespace gemmad::model::gemma4::audio {
 namespace {
 
 using tensor::TensorView;
-
-TensorView Reshape(TensorView v, tensor::Shape s) {
-  GEMMAD_CHECK(s.NumElements() == v.NumElements(), "reshape {} -> {}", v.shape.ToString(), s.ToString());
-  v.shape = s;
-  return v;
-}
 
 // out [Ho, Wo, Cout] = relu(LayerNorm_c(conv3x3s2(x [H, W, Cin]))); kernel: [Cout, 9·Cin].
 void ConvLayer(const kernels::ExecContext& ctx, const TensorView& x, const TensorView& kernel, const TensorView& norm,

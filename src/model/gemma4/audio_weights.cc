@@ -10,7 +10,8 @@
 
 #include "model/gemma4/audio_weight_spec.h"
 #include "model/gemma4/tower_weight_binder.h"
-#include "model/gemma4/vision_weight_spec.h"
+#include "model/gemma4/tower_weight_spec.h"
+#include "model/gemma4/view_helpers.h"
 
 namespace gemmad::model::gemma4 {
 namespace {
@@ -31,12 +32,6 @@ Status CheckNoStrayTensors(const WeightSource& source, const AudioConfig& c, con
   return OkStatus();
 }
 
-// A view of `v` with another shape of the same size.
-TensorView Reshaped(TensorView v, tensor::Shape s) {
-  v.shape = s;
-  return v;
-}
-
 // The SSCP kernels as GEMM matrices over channel-last im2col rows.
 Status BindSubsampling(TowerWeightBinder& b, const AudioConfig& c, const Shapes& shapes, AudioWeights* w) {
   const std::string s = std::string(kAudioTowerPrefix) + "subsample_conv_projection.";
@@ -44,7 +39,7 @@ Status BindSubsampling(TowerWeightBinder& b, const AudioConfig& c, const Shapes&
   TensorView conv0, conv1;
   GEMMAD_RETURN_IF_ERROR(b.Bind(s + "layer0.conv.weight", shapes.at(s + "layer0.conv.weight"), &conv0));
   GEMMAD_RETURN_IF_ERROR(b.Bind(s + "layer1.conv.weight", shapes.at(s + "layer1.conv.weight"), &conv1));
-  w->conv0 = Reshaped(conv0, {c0, 9});  // [c0, 1, 3, 3]: taps already (kt, kf)
+  w->conv0 = Reshape(conv0, {c0, 9});  // [c0, 1, 3, 3]: taps already (kt, kf)
   auto& k1 = b.Own(c1 * 9 * c0);      // [c1, c0, 3, 3] -> [c1, 3, 3, c0]
   const float* src = conv1.As<const float>();
   for (int64_t o = 0; o < c1; ++o) {
@@ -98,7 +93,7 @@ Status BindLayer(TowerWeightBinder& b, const AudioConfig& c, const Shapes& shape
   GEMMAD_RETURN_IF_ERROR(BindQueryScale(b, c, p + "self_attn.per_dim_scale", &lw->q_scale));
   TensorView dw;
   GEMMAD_RETURN_IF_ERROR(b.Bind(p + "lconv1d.depthwise_conv1d.weight", {d, 1, c.conv_kernel_size}, &dw));
-  lw->depthwise = Reshaped(dw, {d, c.conv_kernel_size});
+  lw->depthwise = Reshape(dw, {d, c.conv_kernel_size});
   return OkStatus();
 }
 
@@ -121,7 +116,7 @@ Result<AudioWeights> LoadAudioWeights(const WeightSource& source, const AudioCon
   GEMMAD_RETURN_IF_ERROR(b.Bind(t + "output_proj.weight", {c.output_proj_dims, c.hidden_size}, &w.output_proj));
   TensorView bias;
   GEMMAD_RETURN_IF_ERROR(b.Bind(t + "output_proj.bias", {c.output_proj_dims}, &bias));
-  w.output_bias = Reshaped(bias, {1, c.output_proj_dims});
+  w.output_bias = Reshape(bias, {1, c.output_proj_dims});
   GEMMAD_RETURN_IF_ERROR(b.Bind(std::string(kAudioProjection), {text_hidden, c.output_proj_dims}, &w.projection));
   return w;
 }
