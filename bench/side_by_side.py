@@ -1,0 +1,35 @@
+"""Shared by bench/vision_vs_hf.py and bench/audio_vs_hf.py: alternating timed rounds of gemmad and
+transformers per case, and the table of each side's fastest and median round."""
+import statistics
+import sys
+
+
+def alternate(cases, repeats, ours, theirs, label):
+    """For each case: repeats + 1 rounds (round 0 warms up and is not kept), each timing ours(case)
+    then theirs(case) (either None to skip). Returns [(case, our seconds, their seconds)]."""
+    rows = []
+    for case in cases:
+        a, b = [], []
+        for r in range(repeats + 1):
+            if ours:
+                t = ours(case)
+                a += [t] if r else []
+            if theirs:
+                t = theirs(case)
+                b += [t] if r else []
+            print(f"{label(case)} round {r}: gemmad {a[-1] if a and r else '-'} transformers "
+                  f"{b[-1] if b and r else '-'}", file=sys.stderr, flush=True)
+        rows.append((case, a, b))
+    return rows
+
+
+def print_table(rows, first_columns, unit, repeats, threads):
+    """first_columns: (header, width, fn(case)) for the leading columns."""
+    print(f"threads {threads}; seconds per {unit}, fastest (median) of {repeats} rounds")
+    print(" ".join(f"{h:>{w}}" for h, w, _ in first_columns) + f" {'gemmad':>16} {'transformers':>16} {'hf/gemmad':>10}")
+    for case, ours, theirs in rows:
+        def cell(v):
+            return f"{min(v):.3f} ({statistics.median(v):.3f})" if v else "-"
+        ratio = f"{min(theirs) / min(ours):.2f}" if ours and theirs else "-"
+        lead = " ".join(f"{fn(case):>{w}}" for _, w, fn in first_columns)
+        print(f"{lead} {cell(ours):>16} {cell(theirs):>16} {ratio:>10}")
