@@ -40,6 +40,12 @@ void LinearMany(const ExecContext& ctx, const TensorView& x, std::span<const Ten
   b.ops->linear_many(ctx, x, ws, ys);
 }
 
+void LinearGemm(const ExecContext& ctx, const TensorView& x, const TensorView& w, const TensorView& y) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "LinearGemm", {&x, &w, &y});
+  b.ops->linear_gemm(ctx, x, w, y);
+}
+
 void QuantizeWeights(const ExecContext& ctx, const TensorView& src, const TensorView& dst) {
   const Backend& b = BackendOf(ctx);
   CheckOn(b, "QuantizeWeights", {&src, &dst});

@@ -29,6 +29,12 @@ void Linear(const ExecContext& ctx, const TensorView& x, const TensorView& w, co
 void LinearMany(const ExecContext& ctx, const TensorView& x, std::span<const TensorView> ws,
                 std::span<const TensorView> ys);
 
+// y = x · wᵀ for f32 weights and many rows (a tower's frames): Linear's contract (x: [n, in] f32;
+// w: [out, in] f32; y: [n, out] f32, must not alias x), computed as an outer-product GEMM over
+// packed panels of x and wᵀ where the kernel table has one (AVX-512) and there are enough rows and
+// outputs, else as Linear. Its rounding differs from Linear's (in is accumulated in blocks of 256).
+void LinearGemm(const ExecContext& ctx, const TensorView& x, const TensorView& w, const TensorView& y);
+
 // ---- weight quantization (load time) ------------------------------------------------------
 // dst = quantize(src) row by row (tensor/quant_blocks.h). src: [rows, in] f32|bf16 (rank ≥ 2
 // views are taken as rows of their last dim); dst: same shape, dtype Q8_R or Q4_0, in % 32 == 0,

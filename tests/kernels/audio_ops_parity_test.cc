@@ -3,7 +3,8 @@
 // ranges (the vector exp's floor included), LayerNorm, Im2Col (odd sizes, padding, strides),
 // CausalDepthwiseConv1d (T shorter than the kernel too) and ChunkedAttention (the released chunking
 // constants, the tiny ones, future keys, T not a multiple of the chunk, one frame, a window with no
-// allowed key). Small hand-checked cases pin the semantics of Glu, Im2Col and the causal conv.
+// allowed key), LinearGemm (row and column tails, k across panels, row blocks). Small hand-checked
+// cases pin the semantics of Glu, Im2Col and the causal conv.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -104,6 +105,30 @@ TEST(AudioOpsParity, CausalDepthwiseConv1d) {
           return o;
         },
         1e-5, 1e-5);
+  }
+}
+
+TEST(AudioOpsParity, LinearGemm) {
+  struct Case {
+    int64_t n, in, out;
+  };
+  // Few rows or outputs (Linear), tile tails in rows and columns, k across panels, few column
+  // panels with many rows (tile groups), rows across the 768-row blocks.
+  const Case cases[] = {{1, 9, 128}, {15, 33, 70}, {16, 9, 128}, {37, 300, 97}, {250, 1024, 96}, {100, 1152, 32},
+                        {800, 40, 65}, {300, 513, 64}};
+  Rng rng(17);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message() << "n " << c.n << " in " << c.in << " out " << c.out);
+    auto x = Vec(testing::RandomFloats(rng, c.n * c.in)), w = Vec(testing::RandomFloats(rng, c.out * c.in, 0.1));
+    const double tol = 2e-6 * std::sqrt(static_cast<double>(c.in));
+    ExpectBackendsAgree(
+        [&](const ExecContext& ctx) {
+          std::vector<float> y(c.n * c.out, 777.0f);
+          LinearGemm(ctx, View(x.data(), DType::kF32, {c.n, c.in}), View(w.data(), DType::kF32, {c.out, c.in}),
+                     View(y.data(), DType::kF32, {c.n, c.out}));
+          return y;
+        },
+        tol, 1e-5);
   }
 }
 

@@ -59,6 +59,11 @@ void Linear(const ExecContext&, const TensorView& x, const TensorView& w, const 
   }
 }
 
+void LinearGemm(const ExecContext& ctx, const TensorView& x, const TensorView& w, const TensorView& y) {
+  GEMMAD_CHECK(w.dtype == tensor::DType::kF32, "LinearGemm w: dtype {} (want F32)", tensor::DTypeName(w.dtype));
+  op::Linear(ctx, x, w, y);
+}
+
 void LinearMany(const ExecContext& ctx, const TensorView& x, std::span<const TensorView> ws,
                 std::span<const TensorView> ys) {
   GEMMAD_CHECK(ws.size() == ys.size() && !ws.empty() && ws.size() <= 4, "LinearMany: {} weights, {} outputs",

@@ -17,7 +17,7 @@ void Buffers::Bind(kernels::Allocator& allocator) {
 
 void OutputProjection(const kernels::ExecContext& ctx, const AudioWeights& w, const TensorView& h,
                       const TensorView& zeros, Buffers& b, const TensorView& y) {
-  kernels::Linear(ctx, h, w.output_proj, y);
+  kernels::LinearGemm(ctx, h, w.output_proj, y);
   const TensorView bias = b.rows.View(y.shape);
   kernels::GatherRows(ctx, w.output_bias, zeros, bias);  // the bias on every row
   kernels::Add(ctx, y, bias, y);

@@ -18,7 +18,7 @@ void ConvLayer(const kernels::ExecContext& ctx, const TensorView& x, const Tenso
   const TensorView cols = cols_buf.View({ho, wo, 9 * cin});
   kernels::Im2Col(ctx, x, 3, 2, 1, cols);
   const TensorView flat = Reshape(out, {ho * wo, cout});
-  kernels::Linear(ctx, Reshape(cols, {ho * wo, 9 * cin}), kernel, flat);
+  kernels::LinearGemm(ctx, Reshape(cols, {ho * wo, 9 * cin}), kernel, flat);
   kernels::LayerNorm(ctx, flat, norm, flat, eps);
   kernels::Relu(ctx, flat, flat);
 }
@@ -35,7 +35,7 @@ void Subsample(const kernels::ExecContext& ctx, const AudioConfig& c, const Audi
   ConvLayer(ctx, Reshape(features, {f, m, 1}), w.conv0, w.norm0, eps, b.cols, z1);
   const TensorView z2 = b.normed.View({t2, m2, c1});
   ConvLayer(ctx, z1, w.conv1, w.norm1, eps, b.cols, z2);
-  kernels::Linear(ctx, Reshape(z2, {t2, m2 * c1}), w.input_proj, h);
+  kernels::LinearGemm(ctx, Reshape(z2, {t2, m2 * c1}), w.input_proj, h);
 }
 
 }  // namespace gemmad::model::gemma4::audio
