@@ -1,8 +1,8 @@
 // cpu::LinearGemm (ops.h): y = x · wᵀ as an outer-product GEMM over packed operands, on tables
-// with a packed tile (AVX-512); elsewhere, and for few rows or outputs, Linear. Rows go in blocks of
-// kBlockRows: the block's x is packed once into 12-row micro-panels ([tile][in][12]); tasks over
-// (32-column panel of wᵀ, group of tiles) pack their panel per k-block of kKc ([kc][32], read
-// from 32 rows of w) and run the tiles over it, accumulating across k-blocks.
+// with a packed tile (AVX-512); elsewhere, and for few rows or outputs, Linear. Rows go in blocks
+// of kBlockRows: the block's x is packed once into 12-row micro-panels ([tile][in][12]); tasks over
+// (group of 4 column panels of wᵀ, group of tiles) pack their panels per k-block of kKc ([kc][32]
+// each, read from 32 rows of w) and run every tile over them, accumulating across k-blocks.
 #include <algorithm>
 #include <vector>
 
@@ -16,6 +16,7 @@ namespace {
 
 constexpr int64_t kMR = kGemmTileRows, kNR = kGemmTileCols;
 constexpr int64_t kKc = 256;          // k per packed B panel (32 KB)
+constexpr int64_t kGroupPanels = 4;   // panels packed together per task (128 KB of wᵀ)
 constexpr int64_t kBlockRows = 768;   // rows packed at a time (64 tiles: at most 3 MB of x at in = 1024)
 // Fewer rows, or fewer outputs (x is then streamed once per few FMAs: the SSCP's second conv,
 // 32 outputs over 1152 inputs, runs at half Linear's speed): Linear's row kernels do better.
@@ -58,13 +59,11 @@ void PackRows(const ExecContext& ctx, const float* x, int64_t in, int64_t r0, in
 
 // Columns [c0, c0 + cols) of wᵀ, k in [k0, k0 + kc), into bp: [kc][32], zero past the last column.
 void PackPanel(const float* w, int64_t in, int64_t c0, int64_t cols, int64_t k0, int64_t kc, float* bp) {
-  for (int64_t c = 0; c < kNR; ++c) {
-    if (c >= cols) {
-      for (int64_t kk = 0; kk < kc; ++kk) bp[kk * kNR + c] = 0.0f;
-      continue;
-    }
-    const float* src = w + (c0 + c) * in + k0;
-    for (int64_t kk = 0; kk < kc; ++kk) bp[kk * kNR + c] = src[kk];
+  const float* src = w + c0 * in + k0;
+  for (int64_t kk = 0; kk < kc; ++kk) {
+    float* dst = bp + kk * kNR;
+    for (int64_t c = 0; c < cols; ++c) dst[c] = src[c * in + kk];
+    for (int64_t c = cols; c < kNR; ++c) dst[c] = 0.0f;
   }
 }
 
@@ -92,21 +91,28 @@ void LinearGemm(const ExecContext& ctx, const TensorView& x, const TensorView& w
   for (int64_t r0 = 0; r0 < n; r0 += kBlockRows) {
     const int64_t rows = std::min(kBlockRows, n - r0), tiles = (rows + kMR - 1) / kMR;
     PackRows(ctx, xp, in, r0, rows, ap.data());
-    // Enough tasks for the pool when there are few panels: split the tiles into groups.
-    const int64_t groups = std::min(tiles, std::max<int64_t>(1, (8 + panels - 1) / panels));
-    const int64_t per_group = (tiles + groups - 1) / groups;
-    ParallelFor(ctx, panels * groups, 1, [&](int64_t b, int64_t e) {
-      std::vector<float> bp(static_cast<size_t>(kKc * kNR));
+    // Tasks: groups of up to kGroupPanels panels (each tile's x stays in L1 across the group's
+    // panels) × groups of tiles (enough tasks for the pool when there are few panels).
+    const int64_t pgroups = (panels + kGroupPanels - 1) / kGroupPanels;
+    const int64_t tgroups = std::min(tiles, std::max<int64_t>(1, (8 + pgroups - 1) / pgroups));
+    const int64_t per_tgroup = (tiles + tgroups - 1) / tgroups;
+    ParallelFor(ctx, pgroups * tgroups, 1, [&](int64_t b, int64_t e) {
+      std::vector<float> bp(static_cast<size_t>(kGroupPanels * kKc * kNR));
       for (int64_t task = b; task < e; ++task) {
-        const int64_t p = task / groups, g = task % groups;
-        const int64_t c0 = p * kNR, cols = std::min(kNR, out - c0);
-        const int64_t t0 = g * per_group, t1 = std::min(tiles, t0 + per_group);
+        const int64_t pg = task / tgroups, tg = task % tgroups;
+        const int64_t p0 = pg * kGroupPanels, p1 = std::min(panels, p0 + kGroupPanels);
+        const int64_t t0 = tg * per_tgroup, t1 = std::min(tiles, t0 + per_tgroup);
         for (int64_t k0 = 0; k0 < in; k0 += kKc) {
           const int64_t kc = std::min(kKc, in - k0);
-          PackPanel(wp, in, c0, cols, k0, kc, bp.data());
+          for (int64_t p = p0; p < p1; ++p) {
+            PackPanel(wp, in, p * kNR, std::min(kNR, out - p * kNR), k0, kc, bp.data() + (p - p0) * kKc * kNR);
+          }
           for (int64_t t = t0; t < t1; ++t) {
-            Tile(ap.data() + (t * in + k0) * kMR, bp.data(), kc, yp + (r0 + t * kMR) * out + c0, out,
-                 std::min(kMR, rows - t * kMR), cols, k0 > 0);
+            for (int64_t p = p0; p < p1; ++p) {
+              Tile(ap.data() + (t * in + k0) * kMR, bp.data() + (p - p0) * kKc * kNR, kc,
+                   yp + (r0 + t * kMR) * out + p * kNR, out, std::min(kMR, rows - t * kMR),
+                   std::min(kNR, out - p * kNR), k0 > 0);
+            }
           }
         }
       }
