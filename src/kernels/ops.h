@@ -30,10 +30,17 @@ void LinearMany(const ExecContext& ctx, const TensorView& x, std::span<const Ten
                 std::span<const TensorView> ys);
 
 // y = x · wᵀ for f32 weights and many rows (a tower's frames): Linear's contract (x: [n, in] f32;
-// w: [out, in] f32; y: [n, out] f32, must not alias x), computed as an outer-product GEMM over
-// packed panels of x and wᵀ where the kernel table has one (AVX-512) and there are enough rows and
-// outputs, else as Linear. Its rounding differs from Linear's (in is accumulated in blocks of 256).
+// y: [n, out] f32, must not alias x) with w either [out, in] f32 or prepacked by PackGemmWeights,
+// computed as an outer-product GEMM over packed panels of x and wᵀ: for a prepacked w always (a
+// portable tile where the kernel table has no packed one); for [out, in] where the table has a
+// packed tile (AVX-512) and there are enough rows and outputs, else as Linear. Its rounding differs
+// from Linear's (in is accumulated in blocks of 256).
 void LinearGemm(const ExecContext& ctx, const TensorView& x, const TensorView& w, const TensorView& y);
+// Load time: packed = wᵀ in 32-column panels, packed[p, k, c] = w[32p + c, k] (0 past out), the
+// layout LinearGemm streams without packing it per call. w: [out, in] f32; packed:
+// [ceil(out / kGemmPanelCols), in, kGemmPanelCols] f32 (must not alias w).
+inline constexpr int64_t kGemmPanelCols = 32;
+void PackGemmWeights(const ExecContext& ctx, const TensorView& w, const TensorView& packed);
 
 // ---- weight quantization (load time) ------------------------------------------------------
 // dst = quantize(src) row by row (tensor/quant_blocks.h). src: [rows, in] f32|bf16 (rank ≥ 2

@@ -11,7 +11,7 @@ namespace {
 
 using tensor::TensorView;
 
-// out [Ho, Wo, Cout] = relu(LayerNorm_c(conv3x3s2(x [H, W, Cin]))); kernel: [Cout, 9·Cin].
+// out [Ho, Wo, Cout] = relu(LayerNorm_c(conv3x3s2(x [H, W, Cin]))); kernel: [Cout, 9·Cin] or packed.
 void ConvLayer(const kernels::ExecContext& ctx, const TensorView& x, const TensorView& kernel, const TensorView& norm,
                float eps, Scratch& cols_buf, const TensorView& out) {
   const int64_t ho = out.shape[0], wo = out.shape[1], cin = x.shape[2], cout = out.shape[2];

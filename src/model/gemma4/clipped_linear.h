@@ -14,7 +14,7 @@ namespace gemmad::model::gemma4 {
 
 struct ClippedLinear {
   static constexpr float kInf = std::numeric_limits<float>::infinity();
-  tensor::TensorView w;  // [out, in] f32
+  tensor::TensorView w;  // [out, in] f32 (with LinearKernel::kGemm also kernels::PackGemmWeights' form)
   float in_lo = -kInf, in_hi = kInf, out_lo = -kInf, out_hi = kInf;
   bool clamps_input() const { return in_lo != -kInf || in_hi != kInf; }
   bool clamps_output() const { return out_lo != -kInf || out_hi != kInf; }
