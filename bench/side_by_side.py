@@ -2,6 +2,11 @@
 transformers per case, and the table of each side's fastest and median round."""
 import statistics
 import sys
+import time
+
+# Seconds between the two sides: transformers' OpenMP workers keep spinning for a while after a
+# forward (KMP_BLOCKTIME / GOMP_SPINCOUNT) and would take the cores from gemmad's next round.
+SETTLE_S = 1.0
 
 
 def alternate(cases, repeats, ours, theirs, label):
@@ -12,9 +17,11 @@ def alternate(cases, repeats, ours, theirs, label):
         a, b = [], []
         for r in range(repeats + 1):
             if ours:
+                time.sleep(SETTLE_S)
                 t = ours(case)
                 a += [t] if r else []
             if theirs:
+                time.sleep(SETTLE_S)
                 t = theirs(case)
                 b += [t] if r else []
             print(f"{label(case)} round {r}: gemmad {a[-1] if a and r else '-'} transformers "
