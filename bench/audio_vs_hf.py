@@ -17,12 +17,9 @@ side's fastest round and the median (gemmad's rounds are Google Benchmark runs: 
 iterations, 1 at 30 s).
 """
 import argparse
-import json
-import os
-import subprocess
 import time
 
-from side_by_side import alternate, print_table
+from side_by_side import alternate, bench_seconds, print_table
 
 
 class Transformers:
@@ -61,15 +58,6 @@ class Transformers:
         return elapsed
 
 
-def gemmad_time(build_dir, threads, seconds):
-    exe = os.path.join(build_dir, "bench", "bench_audio")
-    env = dict(os.environ, GEMMAD_BENCH_THREADS=str(threads))
-    res = subprocess.run([exe, f"--benchmark_filter=seconds:{seconds}/", "--benchmark_format=json"], env=env,
-                         check=True, capture_output=True, text=True)
-    (b,) = json.loads(res.stdout)["benchmarks"]
-    return b["real_time"] / 1e3
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("build_dir")
@@ -82,7 +70,7 @@ def main():
     lengths = [int(s) for s in args.seconds.split(",")]
     hf = None if args.skip_hf else Transformers(args.threads)
     feats = {s: hf.features(s) for s in lengths} if hf else {}
-    rows = alternate(lengths, args.repeats, None if args.skip_gemmad else lambda s: gemmad_time(args.build_dir, args.threads, s),
+    rows = alternate(lengths, args.repeats, None if args.skip_gemmad else lambda s: bench_seconds(args.build_dir, "bench_audio", args.threads, f"seconds:{s}/"),
                      (lambda s: hf.time(feats[s])) if hf else None, lambda s: f"{s} s")
     print_table(rows, [("clip", 5, lambda s: f"{s}s"), ("frames", 7, lambda s: str(100 * s - 1))], "clip", args.repeats,
                 args.threads)

@@ -1,6 +1,10 @@
-"""Shared by bench/vision_vs_hf.py and bench/audio_vs_hf.py: alternating timed rounds of gemmad and
-transformers per case, and the table of each side's fastest and median round."""
+"""Shared by bench/vision_vs_hf.py and bench/audio_vs_hf.py: gemmad's side (one Google Benchmark
+case of a bench binary), alternating timed rounds of gemmad and transformers per case, and the table
+of each side's fastest and median round."""
+import json
+import os
 import statistics
+import subprocess
 import sys
 import time
 
@@ -40,3 +44,13 @@ def print_table(rows, first_columns, unit, repeats, threads):
         ratio = f"{min(theirs) / min(ours):.2f}" if ours and theirs else "-"
         lead = " ".join(f"{fn(case):>{w}}" for _, w, fn in first_columns)
         print(f"{lead} {cell(ours):>16} {cell(theirs):>16} {ratio:>10}")
+
+
+def bench_seconds(build_dir, binary, threads, case_filter):
+    """Seconds per iteration of the one case of bench/<binary> matching case_filter."""
+    exe = os.path.join(build_dir, "bench", binary)
+    env = dict(os.environ, GEMMAD_BENCH_THREADS=str(threads))
+    res = subprocess.run([exe, f"--benchmark_filter={case_filter}", "--benchmark_format=json"], env=env, check=True,
+                         capture_output=True, text=True)
+    (b,) = json.loads(res.stdout)["benchmarks"]
+    return b["real_time"] / 1e3

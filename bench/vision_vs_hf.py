@@ -17,12 +17,9 @@ each side's fastest round (the least disturbed by other work on the machine) and
 (gemmad's rounds are Google Benchmark runs: the mean of 3 iterations, 1 at budget 1120).
 """
 import argparse
-import json
-import os
-import subprocess
 import time
 
-from side_by_side import alternate, print_table
+from side_by_side import alternate, bench_seconds, print_table
 
 GRIDS = {70: (21, 27), 280: (42, 57), 1120: (84, 114)}
 
@@ -65,15 +62,6 @@ class Transformers:
             return time.perf_counter() - t0
 
 
-def gemmad_time(build_dir, threads, budget):
-    exe = os.path.join(build_dir, "bench", "bench_vision")
-    env = dict(os.environ, GEMMAD_BENCH_THREADS=str(threads))
-    res = subprocess.run([exe, f"--benchmark_filter=budget:{budget}/", "--benchmark_format=json"], env=env,
-                         check=True, capture_output=True, text=True)
-    (b,) = json.loads(res.stdout)["benchmarks"]
-    return b["real_time"] / 1e3
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("build_dir")
@@ -86,7 +74,7 @@ def main():
     budgets = [int(b) for b in args.budgets.split(",")]
     hf = None if args.skip_hf else Transformers(args.threads)
     batches = {b: hf.batch(b) for b in budgets} if hf else {}
-    rows = alternate(budgets, args.repeats, None if args.skip_gemmad else lambda b: gemmad_time(args.build_dir, args.threads, b),
+    rows = alternate(budgets, args.repeats, None if args.skip_gemmad else lambda b: bench_seconds(args.build_dir, "bench_vision", args.threads, f"budget:{b}/"),
                      (lambda b: hf.time(batches[b])) if hf else None, lambda b: f"budget {b}")
     print_table(rows, [("budget", 6, str), ("patches", 8, lambda b: str(GRIDS[b][0] * GRIDS[b][1]))], "image",
                 args.repeats, args.threads)

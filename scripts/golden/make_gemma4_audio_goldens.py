@@ -41,7 +41,7 @@ from transformers import (Gemma4AudioConfig, Gemma4AudioFeatureExtractor, Gemma4
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from golden_io import GoldenWriter, update_manifest  # noqa: E402
-from tower_goldens import fresh_area, save_tower, text_config, versions  # noqa: E402
+from tower_goldens import fill_plain, fresh_area, round_to, save_tower, text_config, versions  # noqa: E402
 
 SEED = 20261204
 AREA = "gemma4_audio"
@@ -110,12 +110,10 @@ def randomize(model, spec, seed):
                 t.fill_(bounds[key])
             elif name.endswith("per_dim_scale"):
                 t.copy_(torch.randn(t.shape, generator=g) * 0.5)
-            elif "norm" in name:
-                t.copy_(1.0 + torch.randn(t.shape, generator=g) * 0.1)
             else:
-                t.copy_(torch.randn(t.shape, generator=g) * 0.2)
-            if spec["dtype"] == "bf16":
-                t.copy_(t.to(torch.bfloat16).float())  # bf16-exact values: the saved bf16 file is exact
+                fill_plain(name, t, g, spec["dtype"])
+                continue
+            round_to(t, spec["dtype"])  # bf16-exact values: the saved bf16 file is exact
 
 
 class Recorder:

@@ -41,6 +41,21 @@ def fresh_area(description, area_name):
     return root, area
 
 
+def fill_plain(name, t, g, dtype):
+    """multimodal.md §8.5 for a tensor no tower-specific rule covers: norm weights 1 + N(0, 0.1²), the
+    rest N(0, 0.2²); then rounded to bf16 when the checkpoint is saved in bf16 (so the file is exact)."""
+    if "norm" in name:
+        t.copy_(1.0 + torch.randn(t.shape, generator=g) * 0.1)
+    else:
+        t.copy_(torch.randn(t.shape, generator=g) * 0.2)
+    round_to(t, dtype)
+
+
+def round_to(t, dtype):
+    if dtype == "bf16":
+        t.copy_(t.to(torch.bfloat16).float())
+
+
 def tower_state(model, prefixes, dtype):
     """The tensors under `prefixes` in bf16 or f32; infinite scalar clip bounds are left out (absent = no
     clipping)."""
