@@ -34,7 +34,7 @@ void LinearMany(const ExecContext& ctx, const TensorView& x, std::span<const Ten
 // computed as an outer-product GEMM over packed panels of x and wᵀ: for a prepacked w always (a
 // portable tile where the kernel table has no packed one); for [out, in] where the table has a
 // packed tile (AVX-512) and there are enough rows and outputs, else as Linear. Its rounding differs
-// from Linear's (in is accumulated in blocks of 256).
+// from Linear's (in is accumulated in blocks of 512).
 void LinearGemm(const ExecContext& ctx, const TensorView& x, const TensorView& w, const TensorView& y);
 // Load time: packed = wᵀ in 32-column panels, packed[p, k, c] = w[32p + c, k] (0 past out), the
 // layout LinearGemm streams without packing it per call. w: [out, in] f32; packed:

@@ -18,7 +18,7 @@ namespace {
 
 constexpr int64_t kMR = kGemmTileRows, kNR = kGemmTileCols;
 static_assert(kNR == internal::kGemmPanelCols);
-constexpr int64_t kKc = 256;          // k per packed B panel (32 KB)
+constexpr int64_t kKc = 512;          // k per packed B panel (64 KB)
 constexpr int64_t kGroupPanels = 4;   // panels per task (each tile's x stays in L1 across them)
 constexpr int64_t kBlockRows = 768;   // rows packed at a time (64 tiles: at most 3 MB of x at in = 1024)
 // An [out, in] w with fewer rows, or fewer outputs (x is then streamed once per few FMAs: the
