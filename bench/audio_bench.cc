@@ -17,12 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "base/files.h"
+#include "e2b_tower_checkpoint.h"
 #include "kernels/thread_pool.h"
 #include "model/gemma4/audio_tower.h"
-#include "model/gemma4/presets.h"
-#include "model/gemma4/random_checkpoint.h"
-#include "model/safetensors_source.h"
 
 namespace {
 
@@ -32,31 +29,8 @@ constexpr int kSeconds[] = {10, 30};
 
 g4::AudioTower& Tower() {
   static std::unique_ptr<g4::AudioTower> tower = [] {
-    auto preset = g4::FindPreset("e2b");
-    if (!preset.ok()) std::abort();
-    g4::Config c = preset->config;  // the E2B audio tower; a small text part with the E2B hidden size
-    c.vocab_size = c.vocab_size_per_layer_input = 512;
-    c.num_hidden_layers = 2, c.layer_types = {g4::LayerType::kSliding, g4::LayerType::kFull};
-    c.num_kv_shared_layers = 0, c.intermediate_size = 64, c.use_double_wide_mlp = false;
-    c.vision.reset();  // the audio tower only
-    const char* env = std::getenv("GEMMAD_BENCH_DIR");
-    const char* tmp = std::getenv("TMPDIR");
-    const std::string dir = env ? env : std::string(tmp ? tmp : "/tmp") + "/gemmad_audio_bench_e2b_f32";
-    if (!gemmad::FileExists(dir + "/model.safetensors")) {
-      g4::RandomCheckpointOptions o;
-      o.dtype = gemmad::tensor::DType::kF32;
-      o.multimodal = true;
-      o.seed = 1;
-      gemmad::Status s = g4::WriteRandomCheckpoint(dir, c, o);
-      if (!s.ok()) {
-        std::fprintf(stderr, "%s\n", s.ToString().c_str());
-        std::abort();
-      }
-    }
-    auto src = gemmad::model::OpenSafetensorsDir(dir);
-    if (!src.ok()) std::abort();
-    auto t = g4::AudioTower::Load(std::shared_ptr<const gemmad::model::WeightSource>(std::move(src).value()),
-                                  *c.audio, c.hidden_size);
+    auto ck = gemmad::bench::E2bTowerCheckpoint(gemmad::bench::Tower::kAudio, "gemmad_audio_bench_e2b_f32");
+    auto t = g4::AudioTower::Load(ck.source, *ck.config.audio, ck.config.hidden_size);
     if (!t.ok()) {
       std::fprintf(stderr, "%s\n", t.status().ToString().c_str());
       std::abort();

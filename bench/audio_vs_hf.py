@@ -17,12 +17,9 @@ side's fastest round and the median (gemmad's rounds are Google Benchmark runs: 
 iterations, 1 at 30 s).
 """
 import argparse
-import json
-import os
-import statistics
-import subprocess
-import sys
 import time
+
+from side_by_side import alternate, bench_seconds, print_table
 
 
 class Transformers:
@@ -61,15 +58,6 @@ class Transformers:
         return elapsed
 
 
-def gemmad_time(build_dir, threads, seconds):
-    exe = os.path.join(build_dir, "bench", "bench_audio")
-    env = dict(os.environ, GEMMAD_BENCH_THREADS=str(threads))
-    res = subprocess.run([exe, f"--benchmark_filter=seconds:{seconds}/", "--benchmark_format=json"], env=env,
-                         check=True, capture_output=True, text=True)
-    (b,) = json.loads(res.stdout)["benchmarks"]
-    return b["real_time"] / 1e3
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("build_dir")
@@ -81,28 +69,11 @@ def main():
     args = ap.parse_args()
     lengths = [int(s) for s in args.seconds.split(",")]
     hf = None if args.skip_hf else Transformers(args.threads)
-    rows = []
-    for s in lengths:
-        batch = hf.features(s) if hf else None
-        ours, theirs = [], []
-        for r in range(args.repeats + 1):  # round 0 warms up
-            if not args.skip_gemmad:
-                t = gemmad_time(args.build_dir, args.threads, s)
-                ours += [t] if r else []
-            if hf:
-                t = hf.time(batch)
-                theirs += [t] if r else []
-            print(f"{s} s round {r}: gemmad {ours[-1] if ours and r else '-'} transformers "
-                  f"{theirs[-1] if theirs and r else '-'}", file=sys.stderr, flush=True)
-        rows.append((s, ours, theirs))
-    print(f"threads {args.threads}; seconds per clip, fastest (median) of {args.repeats} rounds")
-    print(f"{'clip':>5} {'frames':>7} {'gemmad':>16} {'transformers':>16} {'hf/gemmad':>10}")
-    for s, ours, theirs in rows:
-        def cell(v):
-            return f"{min(v):.3f} ({statistics.median(v):.3f})" if v else "-"
-        ratio = f"{min(theirs) / min(ours):.2f}" if ours and theirs else "-"
-        print(f"{s:>4}s {100 * s - 1:>7} {cell(ours):>16} {cell(theirs):>16} {ratio:>10}")
-
+    feats = {s: hf.features(s) for s in lengths} if hf else {}
+    rows = alternate(lengths, args.repeats, None if args.skip_gemmad else lambda s: bench_seconds(args.build_dir, "bench_audio", args.threads, f"seconds:{s}/"),
+                     (lambda s: hf.time(feats[s])) if hf else None, lambda s: f"{s} s")
+    print_table(rows, [("clip", 5, lambda s: f"{s}s"), ("frames", 7, lambda s: str(100 * s - 1))], "clip", args.repeats,
+                args.threads)
 
 if __name__ == "__main__":
     main()

@@ -17,12 +17,9 @@ each side's fastest round (the least disturbed by other work on the machine) and
 (gemmad's rounds are Google Benchmark runs: the mean of 3 iterations, 1 at budget 1120).
 """
 import argparse
-import json
-import os
-import statistics
-import subprocess
-import sys
 import time
+
+from side_by_side import alternate, bench_seconds, print_table
 
 GRIDS = {70: (21, 27), 280: (42, 57), 1120: (84, 114)}
 
@@ -65,15 +62,6 @@ class Transformers:
             return time.perf_counter() - t0
 
 
-def gemmad_time(build_dir, threads, budget):
-    exe = os.path.join(build_dir, "bench", "bench_vision")
-    env = dict(os.environ, GEMMAD_BENCH_THREADS=str(threads))
-    res = subprocess.run([exe, f"--benchmark_filter=budget:{budget}/", "--benchmark_format=json"], env=env,
-                         check=True, capture_output=True, text=True)
-    (b,) = json.loads(res.stdout)["benchmarks"]
-    return b["real_time"] / 1e3
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("build_dir")
@@ -85,28 +73,11 @@ def main():
     args = ap.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
     hf = None if args.skip_hf else Transformers(args.threads)
-    rows = []
-    for b in budgets:
-        batch = hf.batch(b) if hf else None
-        ours, theirs = [], []
-        for r in range(args.repeats + 1):  # round 0 warms up
-            if not args.skip_gemmad:
-                t = gemmad_time(args.build_dir, args.threads, b)
-                ours += [t] if r else []
-            if hf:
-                t = hf.time(batch)
-                theirs += [t] if r else []
-            print(f"budget {b} round {r}: gemmad {ours[-1] if ours and r else '-'} transformers "
-                  f"{theirs[-1] if theirs and r else '-'}", file=sys.stderr, flush=True)
-        rows.append((b, ours, theirs))
-    print(f"threads {args.threads}; seconds per image, fastest (median) of {args.repeats} rounds")
-    print(f"{'budget':>6} {'patches':>8} {'gemmad':>16} {'transformers':>16} {'hf/gemmad':>10}")
-    for b, ours, theirs in rows:
-        def cell(v):
-            return f"{min(v):.3f} ({statistics.median(v):.3f})" if v else "-"
-        ratio = f"{min(theirs) / min(ours):.2f}" if ours and theirs else "-"
-        print(f"{b:>6} {GRIDS[b][0] * GRIDS[b][1]:>8} {cell(ours):>16} {cell(theirs):>16} {ratio:>10}")
-
+    batches = {b: hf.batch(b) for b in budgets} if hf else {}
+    rows = alternate(budgets, args.repeats, None if args.skip_gemmad else lambda b: bench_seconds(args.build_dir, "bench_vision", args.threads, f"budget:{b}/"),
+                     (lambda b: hf.time(batches[b])) if hf else None, lambda b: f"budget {b}")
+    print_table(rows, [("budget", 6, str), ("patches", 8, lambda b: str(GRIDS[b][0] * GRIDS[b][1]))], "image",
+                args.repeats, args.threads)
 
 if __name__ == "__main__":
     main()

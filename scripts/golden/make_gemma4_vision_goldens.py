@@ -34,25 +34,19 @@ from_pretrained and checks it reproduces the outputs (no vision tensor missing f
 Writes tests/golden/gemma4_vision/** and its MANIFEST.json area. Deterministic (fixed seeds,
 one thread): running it twice gives identical files.
 """
-import argparse
 import json
 import os
-import platform
-import shutil
 import sys
 
 import numpy
-import safetensors
-import safetensors.torch
 import torch
-import transformers
-from transformers import (Gemma4Config, Gemma4ForConditionalGeneration, Gemma4ImageProcessor, Gemma4TextConfig,
+from transformers import (Gemma4Config, Gemma4ForConditionalGeneration, Gemma4ImageProcessor,
                           Gemma4VisionConfig)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from golden_io import GoldenWriter, update_manifest  # noqa: E402
+from tower_goldens import fill_plain, fresh_area, round_to, save_tower, text_config, versions  # noqa: E402
 
-PINNED = {"transformers": "5.25.0", "torch": "2.15.0"}
 SEED = 20260701
 AREA = "gemma4_vision"
 TEXT_HIDDEN = 64
@@ -78,12 +72,6 @@ MODELS = {
 BATCH_TOLERANCE = 1e-4
 
 
-def check_pins():
-    got = {"transformers": transformers.__version__, "torch": torch.__version__.split("+")[0]}
-    if got != PINNED:
-        sys.exit(f"pinned {PINNED}, found {got}: install scripts/requirements-dev.txt")
-
-
 def make_image(index, height, width):
     """A deterministic uint8 RGB image [H, W, 3]: smooth gradients plus noise (PIL-free)."""
     g = torch.Generator().manual_seed(SEED + index)
@@ -102,10 +90,7 @@ def preprocess(images):
 
 def build(name, index):
     spec = MODELS[name]
-    text = Gemma4TextConfig(vocab_size=512, hidden_size=TEXT_HIDDEN, intermediate_size=64, num_hidden_layers=1,
-                            num_attention_heads=2, num_key_value_heads=1, head_dim=32, global_head_dim=32,
-                            layer_types=["full_attention"], sliding_window=8, hidden_size_per_layer_input=0,
-                            vocab_size_per_layer_input=0)
+    text = text_config(TEXT_HIDDEN)
     config = Gemma4Config(text_config=text, vision_config=Gemma4VisionConfig(**spec["vision"]), audio_config=None)
     torch.manual_seed(SEED + index)
     model = Gemma4ForConditionalGeneration(config).eval()
@@ -136,32 +121,10 @@ def randomize(model, spec, seed):
                 t.copy_(torch.randn(t.shape, generator=g) * 0.1)
             elif name.endswith("std_scale"):
                 t.copy_(torch.rand(t.shape, generator=g) + 0.5)
-            elif "norm" in name:
-                t.copy_(1.0 + torch.randn(t.shape, generator=g) * 0.1)
             else:
-                t.copy_(torch.randn(t.shape, generator=g) * 0.2)
-            if spec["dtype"] == "bf16":
-                t.copy_(t.to(torch.bfloat16).float())  # bf16-exact values: the saved bf16 file is exact
-
-
-def vision_state(model, dtype):
-    out = {}
-    for name, t in model.state_dict().items():
-        if not name.startswith(("model.vision_tower.", "model.embed_vision.")):
-            continue
-        if t.dim() == 0 and torch.isinf(t):
-            continue  # absent bound = no clipping
-        out[name] = t.detach().to(torch.bfloat16 if dtype == "bf16" else torch.float32).contiguous()
-    return out
-
-
-def save(model, spec, directory):
-    if os.path.isdir(directory):
-        shutil.rmtree(directory)
-    os.makedirs(directory)
-    model.config.save_pretrained(directory)
-    safetensors.torch.save_file(vision_state(model, spec["dtype"]), os.path.join(directory, "model.safetensors"),
-                                metadata={"format": "pt"})
+                fill_plain(name, t, g, spec["dtype"])
+                continue
+            round_to(t, spec["dtype"])  # bf16-exact values: the saved bf16 file is exact
 
 
 class Recorder:
@@ -205,17 +168,7 @@ def real_patches(batch, i):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "..", "tests", "golden"))
-    args = ap.parse_args()
-    check_pins()
-    torch.set_num_threads(1)
-    torch.use_deterministic_algorithms(True)
-    root = os.path.abspath(args.out)
-    area = os.path.join(root, AREA)
-    if os.path.isdir(area):
-        shutil.rmtree(area)
-    os.makedirs(area)
+    root, area = fresh_area(__doc__.splitlines()[0], AREA)
     images = [make_image(i, h, w) for i, (_, h, w) in enumerate(IMAGES)]
     singles = [preprocess([im]) for im in images]
     batched = preprocess([images[i] for i in BATCH])
@@ -239,7 +192,7 @@ def main():
         spec = MODELS[name]
         model = build(name, index)
         directory = os.path.join(area, name)
-        save(model, spec, directory)
+        save_tower(model, ("model.vision_tower.", "model.embed_vision."), spec["dtype"], directory)
         reloaded = Gemma4ForConditionalGeneration.from_pretrained(directory, dtype=torch.float32, use_kernels=False,
                                                                   attn_implementation="eager").eval()
         writer = GoldenWriter()
@@ -270,10 +223,8 @@ def main():
                                            "batch": list(BATCH), "batch_vs_single_max_abs": diff,
                                            "embed_std": spread, "attn_implementation": "eager"})
         print(f"{name}: batch vs single {diff:.3g}, embed std {spread:.3f}", flush=True)
-    versions = {"python": platform.python_version(), "torch": torch.__version__, "transformers": transformers.__version__,
-                "safetensors": safetensors.__version__, "numpy": numpy.__version__}
     update_manifest(root, AREA, {"generator": "scripts/golden/make_gemma4_vision_goldens.py", "seed": SEED,
-                                 "versions": versions, "torch_threads": 1, "deterministic_algorithms": True})
+                                 "versions": versions(), "torch_threads": 1, "deterministic_algorithms": True})
 
 
 if __name__ == "__main__":

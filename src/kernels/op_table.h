@@ -13,6 +13,8 @@
 #define GEMMAD_KERNEL_OPS(X) \
   X(Linear, linear) \
   X(LinearMany, linear_many) \
+  X(LinearGemm, linear_gemm) \
+  X(PackGemmWeights, pack_gemm_weights) \
   X(QuantizeWeights, quantize_weights) \
   X(RmsNorm, rms_norm) \
   X(RopeNeox, rope_neox) \

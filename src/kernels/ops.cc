@@ -40,6 +40,18 @@ void LinearMany(const ExecContext& ctx, const TensorView& x, std::span<const Ten
   b.ops->linear_many(ctx, x, ws, ys);
 }
 
+void LinearGemm(const ExecContext& ctx, const TensorView& x, const TensorView& w, const TensorView& y) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "LinearGemm", {&x, &w, &y});
+  b.ops->linear_gemm(ctx, x, w, y);
+}
+
+void PackGemmWeights(const ExecContext& ctx, const TensorView& w, const TensorView& packed) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "PackGemmWeights", {&w, &packed});
+  b.ops->pack_gemm_weights(ctx, w, packed);
+}
+
 void QuantizeWeights(const ExecContext& ctx, const TensorView& src, const TensorView& dst) {
   const Backend& b = BackendOf(ctx);
   CheckOn(b, "QuantizeWeights", {&src, &dst});

@@ -29,6 +29,19 @@ void Linear(const ExecContext& ctx, const TensorView& x, const TensorView& w, co
 void LinearMany(const ExecContext& ctx, const TensorView& x, std::span<const TensorView> ws,
                 std::span<const TensorView> ys);
 
+// y = x · wᵀ for f32 weights and many rows (a tower's frames): Linear's contract (x: [n, in] f32;
+// y: [n, out] f32, must not alias x) with w either [out, in] f32 or prepacked by PackGemmWeights,
+// computed as an outer-product GEMM over packed panels of x and wᵀ: for a prepacked w always (a
+// portable tile where the kernel table has no packed one); for [out, in] where the table has a
+// packed tile (AVX-512) and there are enough rows and outputs, else as Linear. Its rounding differs
+// from Linear's (in is accumulated in blocks of 512).
+void LinearGemm(const ExecContext& ctx, const TensorView& x, const TensorView& w, const TensorView& y);
+// Load time: packed = wᵀ in 32-column panels, packed[p, k, c] = w[32p + c, k] (0 past out), the
+// layout LinearGemm streams without packing it per call. w: [out, in] f32; packed:
+// [ceil(out / kGemmPanelCols), in, kGemmPanelCols] f32 (must not alias w).
+inline constexpr int64_t kGemmPanelCols = 32;
+void PackGemmWeights(const ExecContext& ctx, const TensorView& w, const TensorView& packed);
+
 // ---- weight quantization (load time) ------------------------------------------------------
 // dst = quantize(src) row by row (tensor/quant_blocks.h). src: [rows, in] f32|bf16 (rank ≥ 2
 // views are taken as rows of their last dim); dst: same shape, dtype Q8_R or Q4_0, in % 32 == 0,

@@ -3,7 +3,9 @@
 // ranges (the vector exp's floor included), LayerNorm, Im2Col (odd sizes, padding, strides),
 // CausalDepthwiseConv1d (T shorter than the kernel too) and ChunkedAttention (the released chunking
 // constants, the tiny ones, future keys, T not a multiple of the chunk, one frame, a window with no
-// allowed key). Small hand-checked cases pin the semantics of Glu, Im2Col and the causal conv.
+// allowed key), LinearGemm with [out, in] and prepacked weights and PackGemmWeights (row and
+// column tails, k across panels, row blocks). Small hand-checked cases pin the semantics of Glu,
+// Im2Col, the causal conv and the packed layout.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -105,6 +107,42 @@ TEST(AudioOpsParity, CausalDepthwiseConv1d) {
         },
         1e-5, 1e-5);
   }
+}
+
+TEST(AudioOpsParity, LinearGemm) {
+  struct Case {
+    int64_t n, in, out;
+  };
+  // Few rows or outputs (Linear for an [out, in] w; the packed path for a prepacked one), tile
+  // tails in rows and columns, k across panels, few column panels with many rows (tile groups),
+  // rows across the 768-row blocks, one input.
+  const Case cases[] = {{1, 9, 128}, {15, 33, 70}, {16, 9, 128}, {37, 300, 97}, {250, 1024, 96}, {100, 1152, 32},
+                        {800, 40, 65}, {300, 513, 64}, {5, 1, 40}};
+  Rng rng(17);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message() << "n " << c.n << " in " << c.in << " out " << c.out);
+    auto x = Vec(testing::RandomFloats(rng, c.n * c.in)), w = Vec(testing::RandomFloats(rng, c.out * c.in, 0.1));
+    const int64_t panels = (c.out + 31) / 32;
+    const double tol = 2e-6 * std::sqrt(static_cast<double>(c.in) + 1);
+    ExpectBackendsAgree(
+        [&](const ExecContext& ctx) {
+          std::vector<float> y(c.n * c.out, 777.0f), yp(c.n * c.out, 777.0f), packed(panels * c.in * 32, 777.0f);
+          const auto wv = View(w.data(), DType::kF32, {c.out, c.in});
+          LinearGemm(ctx, View(x.data(), DType::kF32, {c.n, c.in}), wv, View(y.data(), DType::kF32, {c.n, c.out}));
+          PackGemmWeights(ctx, wv, View(packed.data(), DType::kF32, {panels, c.in, 32}));
+          LinearGemm(ctx, View(x.data(), DType::kF32, {c.n, c.in}), View(packed.data(), DType::kF32, {panels, c.in, 32}),
+                     View(yp.data(), DType::kF32, {c.n, c.out}));
+          y.insert(y.end(), yp.begin(), yp.end());
+          y.insert(y.end(), packed.begin(), packed.end());  // exact: a permutation with zero padding
+          return y;
+        },
+        tol, 1e-5);
+  }
+  // The packed layout: element (r, k) of w at [r / 32, k, r % 32], zeros past the last row.
+  std::vector<float> w2 = {1, 2, 3, 4, 5, 6}, packed(2 * 32, -1.0f);  // w: [3, 2]
+  PackGemmWeights({}, View(w2.data(), DType::kF32, {3, 2}), View(packed.data(), DType::kF32, {1, 2, 32}));
+  EXPECT_EQ(std::vector<float>(packed.begin(), packed.begin() + 4), (std::vector<float>{1, 3, 5, 0}));
+  EXPECT_EQ(std::vector<float>(packed.begin() + 32, packed.begin() + 36), (std::vector<float>{2, 4, 6, 0}));
 }
 
 TEST(AudioOpsParity, ChunkedAttention) {

@@ -27,13 +27,14 @@ namespace {
 using testing::MmGolden;
 using testing::SequenceRunner;
 
-// Audio rows: max abs error over the rows ≤ kRowRelTol · max |value|; measured 2.3e-6 with values
-// up to 2.7 (8e-7 relative: the tower matches transformers to ~1e-6 per block, gemma4_audio
-// goldens). Logits (prompt and greedy steps): max abs; measured 6.3e-5 with audio alone and 3.8e-4
-// with the image (its rows carry the vision tower's ~1e-5, which the random tiny decoder
-// amplifies, as in mm_pipeline_golden_test.cc); the smallest greedy margin is 0.13.
+// Audio rows: max abs error over the rows ≤ kRowRelTol · max |value|; measured 3.1e-6 with values
+// up to 2.7 (1.1e-6 relative: the tower matches transformers to ~1e-6 per block, gemma4_audio
+// goldens). Logits (prompt and greedy steps): max abs; measured 2.9e-4 with audio alone (6e-5 with
+// the audio linears on kernels::Linear instead of LinearGemm: the random tiny decoder amplifies the
+// rows' 1e-6 rounding ~100-fold) and 3.8e-4 with the image (its rows carry the vision tower's
+// ~1e-5, as in mm_pipeline_golden_test.cc); logits reach |20|, the smallest greedy margin is 0.13.
 constexpr double kRowRelTol = 1e-5;
-double LogitTol(const std::string& c) { return c == "audio_only" ? 2.5e-4 : 1e-3; }
+double LogitTol(const std::string& c) { return c == "audio_only" ? 5e-4 : 1e-3; }
 
 double MaxAbs(const std::vector<float>& v) {
   double m = 0;

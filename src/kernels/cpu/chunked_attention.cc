@@ -40,7 +40,6 @@ void ChunkedAttention(const ExecContext& ctx, const TensorView& q, const TensorV
   float* op = out.As<float>();
   ParallelFor(ctx, blocks * H, 1, [&](int64_t begin, int64_t end) {
     std::vector<float> qs(static_cast<size_t>(d)), ks(static_cast<size_t>(W * d)), logits(static_cast<size_t>(W));
-    std::vector<char> allowed(static_cast<size_t>(W));
     for (int64_t task = begin; task < end; ++task) {
       const int64_t b = task / H, h = task % H;
       // The window's keys, scaled (zero outside [0, T)).
@@ -62,7 +61,6 @@ void ChunkedAttention(const ExecContext& ctx, const TensorView& q, const TensorV
         for (int64_t j = 0; j < W; ++j) {
           const int64_t sk = b * C - p.past + j, dist = t - sk;
           const bool ok = sk >= 0 && sk < T && ((dist >= 0 && dist < p.past) || (dist < 0 && -dist < p.future));
-          allowed[j] = ok;
           any |= ok;
           if (!ok) {
             logits[j] = p.invalid;

@@ -3,6 +3,7 @@
 // scalar references of this directory.
 #include <cstring>
 
+#include "kernels/gemm_op_contracts.h"
 #include "kernels/reference/backend_ops.h"
 #include "kernels/reference/embedding.h"
 #include "kernels/reference/linear.h"
@@ -55,6 +56,35 @@ void Linear(const ExecContext&, const TensorView& x, const TensorView& w, const 
       std::vector<float> d(static_cast<size_t>(n * in / 32));
       reference::QuantizeActs(x.As<const float>(), n, in, q.data(), d.data());
       reference::LinearQuant(q.data(), d.data(), n, in, w.As<const uint8_t>(), w.dtype, out, y.As<float>());
+    }
+  }
+}
+
+void LinearGemm(const ExecContext& ctx, const TensorView& x, const TensorView& w, const TensorView& y) {
+  const internal::LinearGemmShape s = internal::CheckLinearGemm(x, w, y);
+  if (!s.packed) {
+    op::Linear(ctx, x, w, y);
+    return;
+  }
+  std::vector<float> plain(static_cast<size_t>(s.out * s.in));
+  for (int64_t r = 0; r < s.out; ++r) {
+    for (int64_t k = 0; k < s.in; ++k) plain[r * s.in + k] = internal::PackedWeight(w.As<const float>(), s.in, r, k);
+  }
+  TensorView pw = w;
+  pw.data = plain.data();
+  pw.shape = {s.out, s.in};
+  op::Linear(ctx, x, pw, y);
+}
+
+void PackGemmWeights(const ExecContext&, const TensorView& w, const TensorView& packed) {
+  const auto [out, in] = internal::CheckPackGemmWeights(w, packed);
+  const int64_t panels = packed.shape[0];
+  for (int64_t p = 0; p < panels; ++p) {
+    for (int64_t k = 0; k < in; ++k) {
+      for (int64_t c = 0; c < internal::kGemmPanelCols; ++c) {
+        const int64_t r = p * internal::kGemmPanelCols + c;
+        packed.As<float>()[(p * in + k) * internal::kGemmPanelCols + c] = r < out ? w.As<const float>()[r * in + k] : 0.0f;
+      }
     }
   }
 }

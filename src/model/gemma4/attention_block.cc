@@ -5,18 +5,13 @@
 #include <span>
 
 #include "kernels/ops.h"
+#include "model/gemma4/view_helpers.h"
 #include "model/gemma4/layer_blocks.h"
 
 namespace gemmad::model::gemma4 {
 namespace {
 
 using tensor::TensorView;
-
-TensorView Reshape(TensorView v, tensor::Shape s) {
-  GEMMAD_CHECK(v.NumElements() == s.NumElements(), "reshape {} -> {}", v.shape.ToString(), s.ToString());
-  v.shape = s;
-  return v;
-}
 
 TensorView I32View(const std::vector<int32_t>& v) {
   TensorView t;

@@ -6,18 +6,13 @@
 #include <limits>
 
 #include "kernels/ops.h"
+#include "model/gemma4/view_helpers.h"
 #include "model/gemma4/audio_blocks.h"
 
 namespace gemmad::model::gemma4::audio {
 namespace {
 
 using tensor::TensorView;
-
-TensorView Reshape(TensorView v, tensor::Shape s) {
-  GEMMAD_CHECK(s.NumElements() == v.NumElements(), "reshape {} -> {}", v.shape.ToString(), s.ToString());
-  v.shape = s;
-  return v;
-}
 
 float ClipBound(const AudioConfig& c) {
   return static_cast<float>(std::min(c.gradient_clipping, static_cast<double>(std::numeric_limits<float>::max())));
@@ -33,7 +28,7 @@ void ClipNorm(const kernels::ExecContext& ctx, const AudioConfig& c, const Tenso
 
 void One(const kernels::ExecContext& ctx, const TensorView& x, const ClippedLinear& l, const TensorView& y) {
   const ClippedLinear* ls[] = {&l};
-  ClippedLinears(ctx, x, ls, std::span<const TensorView>(&y, 1), nullptr);  // clamps x in place
+  ClippedLinears(ctx, x, ls, std::span<const TensorView>(&y, 1), nullptr, LinearKernel::kGemm);  // clamps x in place
 }
 
 // h += residual_weight · RMSNorm(clip(down(silu(up(RMSNorm(clip(h))))))).
@@ -60,7 +55,7 @@ void Attention(const kernels::ExecContext& ctx, const AudioConfig& c, const Audi
   const TensorView q = b.q.View({t, d}), k = b.k.View({t, d}), v = b.v.View({t, d});
   const ClippedLinear* qkv[] = {&w.q, &w.k, &w.v};
   const TensorView qkv_out[] = {q, k, v};
-  ClippedLinears(ctx, normed, qkv, qkv_out, &b.clipped);
+  ClippedLinears(ctx, normed, qkv, qkv_out, &b.clipped, LinearKernel::kGemm);
   const TensorView rel_k = b.rel_k.View({l, d});
   kernels::Linear(ctx, pe, w.relative_k, rel_k);
   kernels::ChunkedAttentionParams p;

@@ -2,6 +2,7 @@
 // and the per-call buffers.
 #include "kernels/ops.h"
 #include "model/gemma4/audio_blocks.h"
+#include "model/gemma4/mm_projector.h"
 
 namespace gemmad::model::gemma4::audio {
 
@@ -16,7 +17,7 @@ void Buffers::Bind(kernels::Allocator& allocator) {
 
 void OutputProjection(const kernels::ExecContext& ctx, const AudioWeights& w, const TensorView& h,
                       const TensorView& zeros, Buffers& b, const TensorView& y) {
-  kernels::Linear(ctx, h, w.output_proj, y);
+  kernels::LinearGemm(ctx, h, w.output_proj, y);
   const TensorView bias = b.rows.View(y.shape);
   kernels::GatherRows(ctx, w.output_bias, zeros, bias);  // the bias on every row
   kernels::Add(ctx, y, bias, y);
@@ -24,9 +25,7 @@ void OutputProjection(const kernels::ExecContext& ctx, const AudioWeights& w, co
 
 void Project(const kernels::ExecContext& ctx, const AudioConfig& c, const AudioWeights& w, const TensorView& y,
              Buffers& b, const TensorView& out) {
-  const TensorView normed = b.normed.View(y.shape);
-  kernels::RmsNorm(ctx, y, TensorView{}, normed, static_cast<float>(c.rms_norm_eps));
-  kernels::Linear(ctx, normed, w.projection, out);
+  ProjectToText(ctx, y, w.projection, static_cast<float>(c.rms_norm_eps), b.normed, out);
 }
 
 }  // namespace gemmad::model::gemma4::audio

@@ -3,6 +3,7 @@
 // conv's [T, F2, c1] output is already the (freq, channel)-flattened row input_proj reads. Every
 // frame is valid, so the reference's masks zero nothing (its zero padding is Im2Col's).
 #include "kernels/ops.h"
+#include "model/gemma4/view_helpers.h"
 #include "model/gemma4/audio_blocks.h"
 
 namespace gemmad::model::gemma4::audio {
@@ -10,20 +11,14 @@ namespace {
 
 using tensor::TensorView;
 
-TensorView Reshape(TensorView v, tensor::Shape s) {
-  GEMMAD_CHECK(s.NumElements() == v.NumElements(), "reshape {} -> {}", v.shape.ToString(), s.ToString());
-  v.shape = s;
-  return v;
-}
-
-// out [Ho, Wo, Cout] = relu(LayerNorm_c(conv3x3s2(x [H, W, Cin]))); kernel: [Cout, 9·Cin].
+// out [Ho, Wo, Cout] = relu(LayerNorm_c(conv3x3s2(x [H, W, Cin]))); kernel: [Cout, 9·Cin] or packed.
 void ConvLayer(const kernels::ExecContext& ctx, const TensorView& x, const TensorView& kernel, const TensorView& norm,
                float eps, Scratch& cols_buf, const TensorView& out) {
   const int64_t ho = out.shape[0], wo = out.shape[1], cin = x.shape[2], cout = out.shape[2];
   const TensorView cols = cols_buf.View({ho, wo, 9 * cin});
   kernels::Im2Col(ctx, x, 3, 2, 1, cols);
   const TensorView flat = Reshape(out, {ho * wo, cout});
-  kernels::Linear(ctx, Reshape(cols, {ho * wo, 9 * cin}), kernel, flat);
+  kernels::LinearGemm(ctx, Reshape(cols, {ho * wo, 9 * cin}), kernel, flat);
   kernels::LayerNorm(ctx, flat, norm, flat, eps);
   kernels::Relu(ctx, flat, flat);
 }
@@ -40,7 +35,7 @@ void Subsample(const kernels::ExecContext& ctx, const AudioConfig& c, const Audi
   ConvLayer(ctx, Reshape(features, {f, m, 1}), w.conv0, w.norm0, eps, b.cols, z1);
   const TensorView z2 = b.normed.View({t2, m2, c1});
   ConvLayer(ctx, z1, w.conv1, w.norm1, eps, b.cols, z2);
-  kernels::Linear(ctx, Reshape(z2, {t2, m2 * c1}), w.input_proj, h);
+  kernels::LinearGemm(ctx, Reshape(z2, {t2, m2 * c1}), w.input_proj, h);
 }
 
 }  // namespace gemmad::model::gemma4::audio

@@ -8,28 +8,13 @@
 
 #include "kernels/ops.h"
 #include "model/gemma4/audio_blocks.h"
+#include "model/gemma4/view_helpers.h"
 
 namespace gemmad::model::gemma4 {
 namespace {
 
 using tensor::DType;
 using tensor::TensorView;
-
-TensorView HostView(const void* p, tensor::Shape shape, DType dtype = DType::kF32) {
-  TensorView v;
-  v.data = const_cast<void*>(p);
-  v.dtype = dtype;
-  v.shape = shape;
-  v.device = tensor::kHost;
-  return v;
-}
-
-// A host copy of a device view (for the trace).
-std::vector<float> ToHost(const kernels::ExecContext& ctx, const TensorView& v) {
-  std::vector<float> out(static_cast<size_t>(v.NumElements()));
-  if (!out.empty()) kernels::Copy(ctx, v, HostView(out.data(), v.shape));
-  return out;
-}
 
 // HF Gemma4AudioRelPositionalEncoding in fp32: inv[i] = exp(−i · ln(10⁴) / max(n − 1, 1)),
 // n = Da / 2; row r is position W/2 − r: [sin(p · inv), cos(p · inv)].

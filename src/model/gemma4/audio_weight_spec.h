@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/gemma4/audio_config.h"
+#include "model/gemma4/tower_weight_spec.h"
 #include "model/gemma4/weight_spec.h"
 
 namespace gemmad::model::gemma4 {

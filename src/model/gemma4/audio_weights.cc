@@ -8,9 +8,11 @@
 #include <string>
 #include <unordered_set>
 
+#include "kernels/ops.h"
 #include "model/gemma4/audio_weight_spec.h"
 #include "model/gemma4/tower_weight_binder.h"
-#include "model/gemma4/vision_weight_spec.h"
+#include "model/gemma4/tower_weight_spec.h"
+#include "model/gemma4/view_helpers.h"
 
 namespace gemmad::model::gemma4 {
 namespace {
@@ -31,10 +33,14 @@ Status CheckNoStrayTensors(const WeightSource& source, const AudioConfig& c, con
   return OkStatus();
 }
 
-// A view of `v` with another shape of the same size.
-TensorView Reshaped(TensorView v, tensor::Shape s) {
-  v.shape = s;
-  return v;
+// w [out, in] in kernels::PackGemmWeights' layout (an owned copy; a converted w is freed).
+TensorView PackForGemm(TowerWeightBinder& b, const TensorView& w) {
+  const int64_t out = w.shape[0], in = w.shape[1], panels = (out + kernels::kGemmPanelCols - 1) / kernels::kGemmPanelCols;
+  auto& buf = b.Own(panels * in * kernels::kGemmPanelCols);
+  const TensorView packed = TowerWeightBinder::OwnedView(buf, {panels, in, kernels::kGemmPanelCols});
+  kernels::PackGemmWeights(kernels::ExecContext{}, w, packed);
+  b.Drop(w);
+  return packed;
 }
 
 // The SSCP kernels as GEMM matrices over channel-last im2col rows.
@@ -44,7 +50,7 @@ Status BindSubsampling(TowerWeightBinder& b, const AudioConfig& c, const Shapes&
   TensorView conv0, conv1;
   GEMMAD_RETURN_IF_ERROR(b.Bind(s + "layer0.conv.weight", shapes.at(s + "layer0.conv.weight"), &conv0));
   GEMMAD_RETURN_IF_ERROR(b.Bind(s + "layer1.conv.weight", shapes.at(s + "layer1.conv.weight"), &conv1));
-  w->conv0 = Reshaped(conv0, {c0, 9});  // [c0, 1, 3, 3]: taps already (kt, kf)
+  w->conv0 = PackForGemm(b, Reshape(conv0, {c0, 9}));  // [c0, 1, 3, 3]: taps already (kt, kf)
   auto& k1 = b.Own(c1 * 9 * c0);      // [c1, c0, 3, 3] -> [c1, 3, 3, c0]
   const float* src = conv1.As<const float>();
   for (int64_t o = 0; o < c1; ++o) {
@@ -55,7 +61,10 @@ Status BindSubsampling(TowerWeightBinder& b, const AudioConfig& c, const Shapes&
   w->conv1 = TowerWeightBinder::OwnedView(k1, {c1, 9 * c0});
   GEMMAD_RETURN_IF_ERROR(b.Bind(s + "layer0.norm.weight", {c0}, &w->norm0));
   GEMMAD_RETURN_IF_ERROR(b.Bind(s + "layer1.norm.weight", {c1}, &w->norm1));
-  return b.Bind(s + "input_proj_linear.weight", shapes.at(s + "input_proj_linear.weight"), &w->input_proj);
+  TensorView proj;
+  GEMMAD_RETURN_IF_ERROR(b.Bind(s + "input_proj_linear.weight", shapes.at(s + "input_proj_linear.weight"), &proj));
+  w->input_proj = PackForGemm(b, proj);
+  return OkStatus();
 }
 
 // q_scale = dh^-0.5 / ln 2 · softplus(per_dim_scale) (torch softplus: x above 20 is kept).
@@ -94,11 +103,15 @@ Status BindLayer(TowerWeightBinder& b, const AudioConfig& c, const Shapes& shape
                         {"lconv1d.linear_end", &lw->linear_end}}) {
     GEMMAD_RETURN_IF_ERROR(b.Linear(p + n, shapes, clip, lin));
   }
+  for (ClippedLinear* l : {&lw->ffn1.up, &lw->ffn1.down, &lw->ffn2.up, &lw->ffn2.down, &lw->q, &lw->k, &lw->v, &lw->post,
+                           &lw->linear_start, &lw->linear_end}) {
+    l->w = PackForGemm(b, l->w);
+  }
   GEMMAD_RETURN_IF_ERROR(b.Bind(p + "self_attn.relative_k_proj.weight", {d, d}, &lw->relative_k));
   GEMMAD_RETURN_IF_ERROR(BindQueryScale(b, c, p + "self_attn.per_dim_scale", &lw->q_scale));
   TensorView dw;
   GEMMAD_RETURN_IF_ERROR(b.Bind(p + "lconv1d.depthwise_conv1d.weight", {d, 1, c.conv_kernel_size}, &dw));
-  lw->depthwise = Reshaped(dw, {d, c.conv_kernel_size});
+  lw->depthwise = Reshape(dw, {d, c.conv_kernel_size});
   return OkStatus();
 }
 
@@ -119,9 +132,10 @@ Result<AudioWeights> LoadAudioWeights(const WeightSource& source, const AudioCon
   }
   const std::string t(kAudioTowerPrefix);
   GEMMAD_RETURN_IF_ERROR(b.Bind(t + "output_proj.weight", {c.output_proj_dims, c.hidden_size}, &w.output_proj));
+  w.output_proj = PackForGemm(b, w.output_proj);
   TensorView bias;
   GEMMAD_RETURN_IF_ERROR(b.Bind(t + "output_proj.bias", {c.output_proj_dims}, &bias));
-  w.output_bias = Reshaped(bias, {1, c.output_proj_dims});
+  w.output_bias = Reshape(bias, {1, c.output_proj_dims});
   GEMMAD_RETURN_IF_ERROR(b.Bind(std::string(kAudioProjection), {text_hidden, c.output_proj_dims}, &w.projection));
   return w;
 }

@@ -15,7 +15,7 @@ constexpr size_t kMaxGroup = 4;  // LinearMany's limit
 }  // namespace
 
 void ClippedLinears(const kernels::ExecContext& ctx, const TensorView& x, std::span<const ClippedLinear* const> ls,
-                    std::span<const TensorView> ys, Scratch* scratch) {
+                    std::span<const TensorView> ys, Scratch* scratch, LinearKernel kernel) {
   GEMMAD_CHECK(ls.size() == ys.size() && ls.size() <= kMaxGroup, "ClippedLinears: {} linears, {} outputs", ls.size(),
                ys.size());
   GEMMAD_CHECK(scratch != nullptr || ls.size() == 1, "ClippedLinears: in-place clamping needs a single linear");
@@ -36,7 +36,11 @@ void ClippedLinears(const kernels::ExecContext& ctx, const TensorView& x, std::s
       if (scratch != nullptr) in = scratch->View(x.shape);
       kernels::Clamp(ctx, x, ls[i]->in_lo, ls[i]->in_hi, in);
     }
-    kernels::LinearMany(ctx, in, std::span<const TensorView>(ws.data(), n), std::span<const TensorView>(outs.data(), n));
+    if (kernel == LinearKernel::kGemm) {
+      for (size_t j = 0; j < n; ++j) kernels::LinearGemm(ctx, in, ws[j], outs[j]);
+    } else {
+      kernels::LinearMany(ctx, in, std::span<const TensorView>(ws.data(), n), std::span<const TensorView>(outs.data(), n));
+    }
   }
   for (size_t i = 0; i < ls.size(); ++i) {
     if (ls[i]->clamps_output()) kernels::Clamp(ctx, ys[i], ls[i]->out_lo, ls[i]->out_hi, ys[i]);

@@ -14,16 +14,21 @@ namespace gemmad::model::gemma4 {
 
 struct ClippedLinear {
   static constexpr float kInf = std::numeric_limits<float>::infinity();
-  tensor::TensorView w;  // [out, in] f32
+  tensor::TensorView w;  // [out, in] f32 (with LinearKernel::kGemm also kernels::PackGemmWeights' form)
   float in_lo = -kInf, in_hi = kInf, out_lo = -kInf, out_hi = kInf;
   bool clamps_input() const { return in_lo != -kInf || in_hi != kInf; }
   bool clamps_output() const { return out_lo != -kInf || out_hi != kInf; }
 };
 
+// How ClippedLinears multiplies: kernels::LinearMany (any weight dtype), or kernels::LinearGemm
+// per linear (f32 weights, many rows: the audio tower's frames).
+enum class LinearKernel { kRows, kGemm };
+
 // ys[i] = clamp_out(clamp_in(x) · ls[i].wᵀ). Linears with equal input bounds share one clamped copy
 // of x (in `scratch`) and one LinearMany (at most 4 linears). scratch == nullptr: x is clamped in
 // place (one linear).
 void ClippedLinears(const kernels::ExecContext& ctx, const tensor::TensorView& x,
-                    std::span<const ClippedLinear* const> ls, std::span<const tensor::TensorView> ys, Scratch* scratch);
+                    std::span<const ClippedLinear* const> ls, std::span<const tensor::TensorView> ys, Scratch* scratch,
+                    LinearKernel kernel = LinearKernel::kRows);
 
 }  // namespace gemmad::model::gemma4

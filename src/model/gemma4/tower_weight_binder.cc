@@ -6,6 +6,8 @@
 
 #include "tensor/half.h"
 
+#include <algorithm>
+
 namespace gemmad::model::gemma4 {
 namespace {
 
@@ -65,6 +67,10 @@ Status TowerWeightBinder::Linear(const std::string& name, const std::map<std::st
                                      source_.label(), name, out->in_lo, out->in_hi, out->out_lo, out->out_hi));
   }
   return OkStatus();
+}
+
+void TowerWeightBinder::Drop(const TensorView& v) {
+  std::erase_if(*owned_, [&](const std::unique_ptr<std::vector<float>>& b) { return b->data() == v.data; });
 }
 
 std::vector<float>& TowerWeightBinder::Own(int64_t n) {

@@ -33,6 +33,9 @@ class TowerWeightBinder {
   Status Linear(const std::string& name, const std::map<std::string, std::vector<int64_t>>& shapes, bool clipped,
                 ClippedLinear* out);
 
+  // Frees the owned buffer that holds `v`'s data (a converted tensor replaced by a prepared one);
+  // no-op for a view of the source's memory.
+  void Drop(const tensor::TensorView& v);
   // A new owned buffer of n floats, and an f32 host view of one.
   std::vector<float>& Own(int64_t n);
   static tensor::TensorView OwnedView(std::vector<float>& buf, tensor::Shape shape);

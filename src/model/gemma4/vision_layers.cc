@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "kernels/ops.h"
+#include "model/gemma4/view_helpers.h"
 #include "model/gemma4/vision_blocks.h"
 
 namespace gemmad::model::gemma4::vision {
@@ -12,12 +13,6 @@ using tensor::TensorView;
 
 // MLP rows per pass: bounds the [rows, I] gate/up buffers (4304 wide on the large tower).
 constexpr int64_t kMlpRows = 2048;
-
-TensorView Reshape(TensorView v, tensor::Shape s) {
-  GEMMAD_CHECK(s.NumElements() == v.NumElements(), "reshape {} -> {}", v.shape.ToString(), s.ToString());
-  v.shape = s;
-  return v;
-}
 
 // Rows [r0, r0 + n) of a rank-2 f32 view.
 TensorView Rows(const TensorView& v, int64_t r0, int64_t n) {

@@ -3,6 +3,7 @@
 
 #include "kernels/ops.h"
 #include "model/gemma4/vision_blocks.h"
+#include "model/gemma4/view_helpers.h"
 #include "model/gemma4/vision_tower.h"
 
 namespace gemmad::model::gemma4::vision {
@@ -11,21 +12,12 @@ namespace {
 using tensor::DType;
 using tensor::TensorView;
 
-TensorView HostView(const void* p, DType dtype, tensor::Shape shape) {
-  TensorView v;
-  v.data = const_cast<void*>(p);
-  v.dtype = dtype;
-  v.shape = shape;
-  v.device = tensor::kHost;
-  return v;
-}
-
 // Copies a host array into a scratch view of the context's device.
 template <typename T>
 TensorView Upload(const kernels::ExecContext& ctx, const std::vector<T>& host, DType dtype, Scratch& s) {
   const auto n = static_cast<int64_t>(host.size());
   TensorView dev = s.View({n}, dtype);
-  if (n > 0) kernels::Copy(ctx, HostView(host.data(), dtype, {n}), dev);
+  if (n > 0) kernels::Copy(ctx, HostView(host.data(), {n}, dtype), dev);
   return dev;
 }
 

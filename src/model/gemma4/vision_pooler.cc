@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "kernels/ops.h"
+#include "model/gemma4/mm_projector.h"
 #include "model/gemma4/vision_blocks.h"
 
 namespace gemmad::model::gemma4::vision {
@@ -42,9 +43,7 @@ void Standardize(const kernels::ExecContext& ctx, const VisionWeights& w, const 
 
 void Project(const kernels::ExecContext& ctx, const VisionConfig& c, const VisionWeights& w, const TensorView& pooled,
              Buffers& b, const TensorView& out) {
-  const TensorView normed = b.normed.View(pooled.shape);
-  kernels::RmsNorm(ctx, pooled, TensorView{}, normed, static_cast<float>(c.rms_norm_eps));
-  kernels::Linear(ctx, normed, w.projection, out);
+  ProjectToText(ctx, pooled, w.projection, static_cast<float>(c.rms_norm_eps), b.normed, out);
 }
 
 }  // namespace gemmad::model::gemma4::vision

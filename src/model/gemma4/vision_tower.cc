@@ -6,6 +6,7 @@
 
 #include "kernels/ops.h"
 #include "model/gemma4/rope_table.h"
+#include "model/gemma4/view_helpers.h"
 #include "model/gemma4/vision_blocks.h"
 
 namespace gemmad::model::gemma4 {
@@ -13,22 +14,6 @@ namespace {
 
 using tensor::DType;
 using tensor::TensorView;
-
-TensorView HostView(const void* p, tensor::Shape shape) {
-  TensorView v;
-  v.data = const_cast<void*>(p);
-  v.dtype = DType::kF32;
-  v.shape = shape;
-  v.device = tensor::kHost;
-  return v;
-}
-
-// A host copy of a device view (for the trace).
-std::vector<float> ToHost(const kernels::ExecContext& ctx, const TensorView& v) {
-  std::vector<float> out(static_cast<size_t>(v.NumElements()));
-  if (!out.empty()) kernels::Copy(ctx, v, HostView(out.data(), v.shape));
-  return out;
-}
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/gemma4/vision_config.h"
+#include "model/gemma4/tower_weight_spec.h"
 #include "model/gemma4/weight_spec.h"
 
 namespace gemmad::model::gemma4 {
@@ -21,10 +22,6 @@ inline constexpr std::string_view kVisionProjection = "model.embed_vision.embedd
 // ({input,output}_{min,max}, shape []), which a checkpoint may omit (no clipping); with
 // standardize, std_bias and std_scale [Dv]. `text_hidden` is the projector's output width Dt.
 std::vector<WeightSpec> VisionWeightSpec(const VisionConfig& c, int64_t text_hidden);
-
-// Whether `name` is a clip bound of a clippable linear, in either tower (….input_min / input_max /
-// output_min / output_max).
-bool IsClipBound(std::string_view name);
 
 // Parameters of the tower and projector (clip bounds included).
 int64_t CountVisionParams(const VisionConfig& c, int64_t text_hidden);
