@@ -5,9 +5,11 @@
 //
 // Case names: Encode/seconds:<S>/threads:<t>: a clip of S seconds, i.e. F = 100·S − 1 valid
 // feature frames (10 s: 999 frames, 250 soft tokens; 30 s: 2999 frames, 750). Counter frames/s.
+// Features/clip:<S>s: the Gemma 4 feature extractor (mm/gemma4_audio_features.h, one thread) on
+// S seconds of 16 kHz mono samples (a few sines plus a ramp), 128 mels.
 // bench/audio_vs_hf.py runs this and transformers side by side. The checkpoint is written once
 // under $TMPDIR (GEMMAD_BENCH_DIR to choose; ~1.2 GB).
-// gemmad-bench-libs: gemmad_model
+// gemmad-bench-libs: gemmad_model gemmad_mm
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -19,6 +21,7 @@
 
 #include "e2b_tower_checkpoint.h"
 #include "kernels/thread_pool.h"
+#include "mm/gemma4_audio_features.h"
 #include "model/gemma4/audio_tower.h"
 
 namespace {
@@ -56,6 +59,20 @@ void BM_Encode(benchmark::State& state, int seconds, int threads) {
   state.counters["frames/s"] = benchmark::Counter(static_cast<double>(frames), benchmark::Counter::kIsIterationInvariantRate);
 }
 
+void BM_Features(benchmark::State& state, int seconds) {
+  std::vector<float> samples(static_cast<size_t>(16000 * seconds));  // [N] mono at 16 kHz
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const double t = static_cast<double>(i) / 16000.0;
+    samples[i] = static_cast<float>(0.3 * std::sin(2 * M_PI * 220 * t) + 0.2 * std::sin(2 * M_PI * 1330 * t) +
+                                    0.05 * std::fmod(t * 7.0, 1.0));
+  }
+  for (auto _ : state) {
+    auto f = gemmad::mm::ExtractGemma4AudioFeatures(samples, 128);
+    if (!f.ok()) state.SkipWithError(f.status().ToString().c_str());
+    benchmark::DoNotOptimize(f);
+  }
+}
+
 int Register() {
   const char* env = std::getenv("GEMMAD_BENCH_THREADS");
   const int threads = env ? std::atoi(env) : 2;
@@ -65,6 +82,9 @@ int Register() {
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime()
         ->Iterations(s >= 30 ? 1 : 3);
+    benchmark::RegisterBenchmark(("Features/clip:" + std::to_string(s) + "s").c_str(), BM_Features, s)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
   }
   return 0;
 }

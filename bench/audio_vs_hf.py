@@ -3,7 +3,7 @@
 (bench/audio_bench.cc) against transformers on the same machine and thread count.
 
     /work/venv-dev/bin/python bench/audio_vs_hf.py BUILD_DIR [--threads 2] [--seconds 10,30]
-                                                   [--repeats 3] [--skip-gemmad] [--skip-hf]
+                                                   [--repeats 3] [--skip-gemmad] [--skip-hf] [--features]
 
 BUILD_DIR holds bench/bench_audio (release or relassert preset). Both sides: the real E2B audio
 tower shape (Da 1024, 12 conformer blocks, 8 heads of 128, SSCP channels [128, 32], chunk 12 /
@@ -15,6 +15,10 @@ torch.no_grad with torch.set_num_threads(T) on [1, F, 128] features with an all-
 sides alternate, --repeats rounds per length after one warm-up each, and the table shows each
 side's fastest round and the median (gemmad's rounds are Google Benchmark runs: the mean of 3
 iterations, 1 at 30 s).
+
+--features times the feature extractors instead: gemmad's (bench_audio Features/clip:<S>s, one
+thread) against transformers' Gemma4AudioFeatureExtractor (numpy) on the same S seconds of 16 kHz
+mono samples (sines plus a ramp), 128 mels; features + encode is the sum of the two tables.
 """
 import argparse
 import time
@@ -58,6 +62,28 @@ class Transformers:
         return elapsed
 
 
+class HfFeatures:
+    """transformers' Gemma4AudioFeatureExtractor on one 16 kHz clip (a list of one array, as vLLM passes it)."""
+
+    def __init__(self):
+        import numpy as np
+        from transformers import Gemma4AudioFeatureExtractor
+        self.np = np
+        self.fe = Gemma4AudioFeatureExtractor()
+
+    def clip(self, seconds):
+        t = self.np.arange(16000 * seconds) / 16000.0
+        return (0.3 * self.np.sin(2 * self.np.pi * 220 * t) + 0.2 * self.np.sin(2 * self.np.pi * 1330 * t)
+                + 0.05 * self.np.fmod(t * 7.0, 1.0)).astype(self.np.float32)
+
+    def time(self, samples):
+        t0 = time.perf_counter()
+        out = self.fe([samples], return_tensors="np")
+        elapsed = time.perf_counter() - t0
+        assert out["input_features"].shape[-1] == 128
+        return elapsed
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("build_dir")
@@ -66,8 +92,19 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--skip-gemmad", action="store_true")
     ap.add_argument("--skip-hf", action="store_true")
+    ap.add_argument("--features", action="store_true", help="time the feature extractors, not the towers")
     args = ap.parse_args()
     lengths = [int(s) for s in args.seconds.split(",")]
+    if args.features:
+        fe = None if args.skip_hf else HfFeatures()
+        clips = {s: fe.clip(s) for s in lengths} if fe else {}
+        rows = alternate(lengths, args.repeats,
+                         None if args.skip_gemmad else lambda s: bench_seconds(args.build_dir, "bench_audio", 1,
+                                                                              f"Features/clip:{s}s/"),
+                         (lambda s: fe.time(clips[s])) if fe else None, lambda s: f"{s} s")
+        print_table(rows, [("clip", 5, lambda s: f"{s}s"), ("samples", 8, lambda s: str(16000 * s))], "clip",
+                    args.repeats, 1)
+        return
     hf = None if args.skip_hf else Transformers(args.threads)
     feats = {s: hf.features(s) for s in lengths} if hf else {}
     rows = alternate(lengths, args.repeats, None if args.skip_gemmad else lambda s: bench_seconds(args.build_dir, "bench_audio", args.threads, f"seconds:{s}/"),
