@@ -82,12 +82,14 @@ def test_chat_stream_framing(server):
         assert ch["finish_reason"] is None and ch["logprobs"] is None and ch["token_ids"] is None
         assert list(ch["delta"]) == ["content"]
         text += ch["delta"]["content"]
-    assert middle, "no content chunks"
+    # (A slow reader may get several steps' deltas coalesced into one chunk, as vLLM's output
+    # collector merges them too: under load all of them can arrive with the final chunk.)
     # Final chunk of the choice: finish_reason, then stop_reason.
     (ch,) = last_choice["choices"]
     assert list(ch) == ["index", "delta", "logprobs", "finish_reason", "stop_reason", "token_ids"]
     assert ch["finish_reason"] == "length" and ch["stop_reason"] is None
     text += ch["delta"].get("content", "")
+    assert text, "no content in any chunk"
     assert "tool_calls" not in ch["delta"]
     # Usage chunk: choices [], nulls omitted, vLLM's key order.
     assert list(usage) == ["id", "object", "created", "model", "choices", "usage"]
