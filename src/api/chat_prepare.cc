@@ -125,6 +125,11 @@ std::optional<ApiError> RenderAndTokenize(const ServingContext& ctx, const ChatR
 std::optional<ApiError> PrepareChat(const ServingContext& ctx, const ApiCall& call, PreparedChat* out) {
   Json body;
   if (auto e = DecodeBody(call.body, ctx.limits.max_json_depth, &body)) return e;
+  return PrepareChatBody(ctx, call, body, out);
+}
+
+std::optional<ApiError> PrepareChatBody(const ServingContext& ctx, const ApiCall& call, const Json& body,
+                                        PreparedChat* out) {
   ChatRequest& r = out->request;
   if (auto e = ParseChatRequest(body, &r)) return e;
   if (auto e = CheckModel(ctx, r.sampling.model)) return e;
