@@ -1,12 +1,16 @@
 // ApiServer and the route table.
 #include "server/api_server.h"
 
+#include <algorithm>
+#include <string_view>
+
 #include "api/chat_serving.h"
 #include "api/completion_serving.h"
 #include "api/misc_serving.h"
 #include "api/request_fields.h"
 #include "api/responses_serving.h"
 #include "api/transcription_serving.h"
+#include "server/error_map.h"
 #include "server/multipart.h"
 #include "server/prometheus.h"
 #include "server/web_chat_page.h"
