@@ -170,6 +170,33 @@ TEST_F(ResponsesTest, LengthFinishIsIncomplete) {
   EXPECT_EQ(s.json()["incomplete_details"].dump(), R"({"reason":"max_output_tokens"})");
 }
 
+TEST_F(ResponsesTest, IncludedOutputLogprobsSitOnTheOutputText) {
+  std::vector<int32_t> ids = Ids("Hi there");
+  engine_->set_script([ids](const engine::EngineRequest&) {
+    engine::RequestOutput out = Delta(0, ids, FinishReason::kLength);
+    for (int32_t id : ids) {
+      sample::TokenLogprobs lp;
+      lp.token_id = id;
+      lp.logprob = -0.5f;
+      lp.top = {{id, -0.5f}, {7, -1.25f}};
+      out.logprobs.push_back(lp);
+    }
+    return std::vector<engine::RequestOutput>{out};
+  });
+  RecordingSink s = Create(R"({"input":"Hi","include":["message.output_text.logprobs"],"top_logprobs":2})");
+  ASSERT_FALSE(s.error) << s.error->status.ToString();
+  Json part = s.json()["output"][0]["content"][0];
+  ASSERT_EQ(part["logprobs"].size(), ids.size()) << part.dump();
+  EXPECT_EQ(part["logprobs"][0]["token"], "Hi");
+  EXPECT_EQ(part["logprobs"][0]["logprob"], -0.5);
+  EXPECT_EQ(part["logprobs"][1]["top_logprobs"].size(), 2u);
+  EXPECT_EQ(s.json()["top_logprobs"], 2);
+  EXPECT_EQ(engine_->submitted()[0].sampling.logprobs, 2);
+  RecordingSink plain = Create(R"({"input":"Hi"})");
+  EXPECT_EQ(plain.json()["output"][0]["content"][0]["logprobs"], nullptr);
+  EXPECT_EQ(plain.json()["top_logprobs"], nullptr);
+}
+
 TEST_F(ResponsesTest, StoreOffRetrieveAndPreviousIdAre404) {
   Answer("Hello");
   Store(false);
