@@ -89,6 +89,16 @@ def test_errors(server, client):
     with pytest.raises(openai.BadRequestError) as e:
         client.responses.create(model=MODEL, input="x", temperature=-1)
     assert e.value.body["param"] == "temperature"
+    # FastAPI's answers for the other methods and shapes of the three routes.
+    base = server.base_url + "/v1/responses"
+    for method, url, status, detail in (("GET", base, 405, "Method Not Allowed"),
+                                        ("POST", base + "/resp_x", 405, "Method Not Allowed"),
+                                        ("GET", base + "/resp_x/cancel", 405, "Method Not Allowed"),
+                                        ("GET", base + "/resp_x/other", 404, "Not Found")):
+        got, _, raw = e2e.http(method, url, {} if method == "POST" else None)
+        assert (got, json.loads(raw)) == (status, {"detail": detail}), (method, url)
+    got, _, raw = e2e.http("POST", base, b"input=x", headers={"Content-Type": "text/plain"})
+    assert got == 400 and "Only 'application/json' is allowed" in json.loads(raw)["error"]["message"]
 
 
 def test_text_format_json_schema(server, client):
