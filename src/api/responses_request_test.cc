@@ -174,6 +174,29 @@ TEST(ResponsesStore, DisabledStoresNothingAndEnabledEvictsLeastRecentlyUsed) {
   EXPECT_FALSE(small.Get("z"));
 }
 
+TEST(ResponsesStore, CancelAbortsARunningResponseWhoseStatusThenSticks) {
+  ResponsesStore store(true, 10, 1 << 20);
+  Json out;
+  EXPECT_EQ(store.Cancel("nope", &out), ResponsesStore::CancelResult::kNotFound);
+  store.Put("done", {Json{{"status", "completed"}}, Json::array()});
+  EXPECT_EQ(store.Cancel("done", &out), ResponsesStore::CancelResult::kNotCancellable);
+  store.Put("run", {Json{{"status", "queued"}}, Json::array()});
+  int aborted = 0;
+  store.SetCanceller("run", [&] { ++aborted; });
+  EXPECT_EQ(store.Cancel("run", &out), ResponsesStore::CancelResult::kCancelled);
+  EXPECT_EQ(out["status"], "cancelled");
+  EXPECT_EQ(aborted, 1);
+  store.Finish("run", {Json{{"status", "completed"}}, Json::array()});
+  EXPECT_EQ(store.Get("run")->response["status"], "cancelled");
+  EXPECT_EQ(store.Cancel("run", &out), ResponsesStore::CancelResult::kNotCancellable);
+  store.ClearCanceller("run");
+  store.Put("bad", {Json{{"status", "queued"}}, Json::array()});
+  store.Fail("bad");
+  EXPECT_EQ(store.Get("bad")->response["status"], "failed");
+  store.Fail("done");
+  EXPECT_EQ(store.Get("done")->response["status"], "completed");
+}
+
 TEST(ResponsesEventWriter, ItemsOpenAndCloseInVllmOrder) {
   testing::RecordingSink sink;
   ResponsesEventWriter w(sink);

@@ -9,6 +9,7 @@
 #include "api/chat_choice_state.h"
 #include "api/chat_prepare.h"
 #include "api/logprobs_json.h"
+#include "api/responses_background.h"
 #include "api/request_common.h"
 #include "api/responses_output.h"
 #include "api/responses_request.h"
@@ -77,7 +78,8 @@ Json FinalResponse(Run& c, ChatOutput& parser, const ItemIds& ids) {
   Json output = OutputItems(m, parser.parsing(), ids, OutputLogprobs(c));
   const std::string status = c.state.finish_reason == "length" ? "incomplete" : "completed";
   Json response = ResponseObject(c.header, c.r, std::move(output), status, Usage(c));
-  if (c.store) c.ctx.responses_store->Put(c.header.id, StoredResponse{response, c.p.request.messages});
+  // A cancelled background response keeps its status (vLLM).
+  if (c.store) c.ctx.responses_store->Finish(c.header.id, StoredResponse{response, c.p.request.messages});
   return response;
 }
 
@@ -132,7 +134,10 @@ std::optional<ApiError> Prepare(const ServingContext& ctx, const ApiCall& call, 
               "launching the vLLM server."),
           "background");
     }
-    return ApiError::InvalidRequest(InvalidArgumentError("background mode is not supported by gemmad"), "background");
+    if (r->stream) {
+      return ApiError::InvalidRequest(InvalidArgumentError("background streaming is not supported by gemmad"),
+                                      "stream");
+    }
   }
   PriorTurn prior;
   bool has_prior = false;
@@ -174,13 +179,28 @@ void ServeResponses(const ServingContext& ctx, const ApiCall& call, ResponseSink
   req.set_arrival_time(call.arrival);
   std::vector<engine::ValidatedRequest> requests;
   requests.push_back(std::move(req));
+  // A background run answers the queued response now and writes its result to the store; a
+  // cancel aborts it as a client disconnect would.
+  auto background = std::make_shared<BackgroundSink>();
+  ResponseSink& run_sink = r.background ? static_cast<ResponseSink&>(*background) : sink;
   std::unique_ptr<EngineRuns> engine;
-  if (auto e = EngineRuns::Start(ctx, std::move(requests), sink, &engine)) return sink.SendError(*e);
-  Run c{ctx, r, p, sink, *engine, state, std::move(header), r.store && StoreOn(ctx), 0};
+  if (auto e = EngineRuns::Start(ctx, std::move(requests), run_sink, &engine)) return sink.SendError(*e);
+  const std::string id = header.id;
+  if (r.background) {
+    Json queued = ResponseObject(header, r, Json::array(), "queued", nullptr);
+    ctx.responses_store->Put(id, StoredResponse{queued, p.request.messages});
+    ctx.responses_store->SetCanceller(id, [background] { background->Cancel(); });
+    sink.SendJson(DumpJson(queued));
+  }
+  Run c{ctx, r, p, run_sink, *engine, state, std::move(header), r.store && StoreOn(ctx), 0};
   if (r.stream) {
     Stream(c, *stream_parser, *final_parser);
   } else {
     Full(c, *final_parser);
+  }
+  if (r.background) {
+    ctx.responses_store->ClearCanceller(id);
+    if (background->failed()) ctx.responses_store->Fail(id);
   }
 }
 
@@ -189,7 +209,7 @@ void ServeResponseRetrieve(const ServingContext& ctx, const std::string& id, con
   std::optional<StoredResponse> stored;
   if (StoreOn(ctx)) stored = ctx.responses_store->Get(id);
   if (!stored) return sink.SendError(NotFound(id));
-  // vLLM streams only background responses' recorded events; gemmad runs none.
+  // vLLM replays background streams' recorded events; gemmad runs no background streams.
   if (query.find("stream=true") != std::string::npos || query.find("stream=True") != std::string::npos) {
     return sink.SendError(ApiError::BadRequest(fmt::format("Unknown response_id: {}", id), "response_id"));
   }
@@ -197,13 +217,16 @@ void ServeResponseRetrieve(const ServingContext& ctx, const std::string& id, con
 }
 
 void ServeResponseCancel(const ServingContext& ctx, const std::string& id, ResponseSink& sink) {
-  std::optional<StoredResponse> stored;
-  if (StoreOn(ctx)) stored = ctx.responses_store->Get(id);
-  if (!stored) return sink.SendError(NotFound(id));
-  // Only queued / in-progress (background) responses can be cancelled; gemmad stores finished
-  // responses only.
-  return sink.SendError(
-      ApiError::InvalidRequest(InvalidArgumentError("Cannot cancel a synchronous response."), "response_id"));
+  Json response;
+  ResponsesStore::CancelResult result =
+      StoreOn(ctx) ? ctx.responses_store->Cancel(id, &response) : ResponsesStore::CancelResult::kNotFound;
+  switch (result) {
+    case ResponsesStore::CancelResult::kNotFound: return sink.SendError(NotFound(id));
+    case ResponsesStore::CancelResult::kNotCancellable:
+      return sink.SendError(
+          ApiError::InvalidRequest(InvalidArgumentError("Cannot cancel a synchronous response."), "response_id"));
+    case ResponsesStore::CancelResult::kCancelled: return sink.SendJson(DumpJson(response));
+  }
 }
 
 }  // namespace gemmad::api

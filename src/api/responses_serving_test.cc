@@ -255,6 +255,24 @@ TEST_F(ResponsesTest, StoreOnRetrieveCancelAndPreviousResponse) {
   EXPECT_TRUE(gone.error) << "store:false responses are not stored";
 }
 
+TEST_F(ResponsesTest, BackgroundAnswersQueuedThenStoresTheResult) {
+  Answer("Hello world");
+  Store(true);
+  RecordingSink s = Create(R"({"input":"Hi","background":true})");
+  ASSERT_FALSE(s.error) << s.error->status.ToString();
+  EXPECT_EQ(s.json()["status"], "queued");
+  EXPECT_EQ(s.json()["background"], true);
+  EXPECT_EQ(s.json()["output"], Json::array());
+  RecordingSink g;
+  ServeResponseRetrieve(ctx_, s.json()["id"], "", g);
+  ASSERT_FALSE(g.error);
+  EXPECT_EQ(g.json()["status"], "completed");  // the fake engine finished inside the handler
+  EXPECT_EQ(g.json()["output"][0]["content"][0]["text"], "Hello world");
+  RecordingSink st = Create(R"({"input":"Hi","background":true,"stream":true})");
+  ASSERT_TRUE(st.error);
+  EXPECT_EQ(st.error->param, "stream");
+}
+
 TEST_F(ResponsesTest, BadRequestsAreRefusedBeforeTheEngine) {
   Answer("x");
   RecordingSink a = Create(R"({"input":[{"type":"function_call_output","output":"x"}]})");

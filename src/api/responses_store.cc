@@ -36,8 +36,12 @@ std::shared_ptr<ResponsesStore> ResponsesStore::FromEnvironment() {
 
 void ResponsesStore::Put(const std::string& id, StoredResponse value) {
   if (!enabled_) return;
-  size_t bytes = id.size() + DumpJson(value.response).size() + DumpJson(value.messages).size();
   std::lock_guard<std::mutex> lock(mu_);
+  PutLocked(id, std::move(value));
+}
+
+void ResponsesStore::PutLocked(const std::string& id, StoredResponse value) {
+  size_t bytes = id.size() + DumpJson(value.response).size() + DumpJson(value.messages).size();
   if (auto it = index_.find(id); it != index_.end()) {
     bytes_ -= it->second->bytes;
     lru_.erase(it->second);
@@ -65,6 +69,58 @@ std::optional<StoredResponse> ResponsesStore::Get(const std::string& id) {
   if (it == index_.end()) return std::nullopt;
   lru_.splice(lru_.begin(), lru_, it->second);
   return it->second->value;
+}
+
+std::string ResponsesStore::StatusLocked(const std::string& id) const {
+  auto it = index_.find(id);
+  if (it == index_.end()) return "";
+  return it->second->value.response.value("status", "");
+}
+
+void ResponsesStore::Finish(const std::string& id, StoredResponse value) {
+  if (!enabled_) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (StatusLocked(id) == "cancelled") return;
+  PutLocked(id, std::move(value));
+}
+
+void ResponsesStore::Fail(const std::string& id) {
+  if (!enabled_) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string status = StatusLocked(id);
+  if (status.empty() || status == "completed" || status == "cancelled") return;
+  index_[id]->value.response["status"] = "failed";
+}
+
+void ResponsesStore::SetCanceller(const std::string& id, std::function<void()> cancel) {
+  std::lock_guard<std::mutex> lock(mu_);
+  cancellers_[id] = std::move(cancel);
+}
+
+void ResponsesStore::ClearCanceller(const std::string& id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  cancellers_.erase(id);
+}
+
+ResponsesStore::CancelResult ResponsesStore::Cancel(const std::string& id, Json* response) {
+  if (!enabled_) return CancelResult::kNotFound;
+  std::function<void()> cancel;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = index_.find(id);
+    if (it == index_.end()) return CancelResult::kNotFound;
+    Json& stored = it->second->value.response;
+    std::string status = stored.value("status", "");
+    if (status != "queued" && status != "in_progress") {
+      *response = stored;
+      return CancelResult::kNotCancellable;
+    }
+    stored["status"] = "cancelled";
+    *response = stored;
+    if (auto c = cancellers_.find(id); c != cancellers_.end()) cancel = c->second;
+  }
+  if (cancel) cancel();
+  return CancelResult::kCancelled;
 }
 
 size_t ResponsesStore::size() const {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -36,6 +37,19 @@ class ResponsesStore {
   void Put(const std::string& id, StoredResponse value);
   // The entry, marked most recently used; nullopt when absent (always when disabled).
   std::optional<StoredResponse> Get(const std::string& id);
+
+  // Background runs (vLLM's background mode). Finish stores a run's final response unless the
+  // stored one was cancelled meanwhile; Fail marks it "failed" unless completed or cancelled.
+  void Finish(const std::string& id, StoredResponse value);
+  void Fail(const std::string& id);
+  // `cancel` aborts the running request `id` (one per running background request; cleared by
+  // the run when it ends, so the map is bounded by the requests in flight).
+  void SetCanceller(const std::string& id, std::function<void()> cancel);
+  void ClearCanceller(const std::string& id);
+  enum class CancelResult { kNotFound, kNotCancellable, kCancelled };
+  // vLLM's cancel_responses: a queued / in_progress response becomes "cancelled" (its run is
+  // aborted); `*response` receives the stored response either way.
+  CancelResult Cancel(const std::string& id, Json* response);
   size_t size() const;
   size_t bytes() const;
 
@@ -46,6 +60,8 @@ class ResponsesStore {
     size_t bytes = 0;
   };
   void EvictLocked();
+  void PutLocked(const std::string& id, StoredResponse value);
+  std::string StatusLocked(const std::string& id) const;
 
   const bool enabled_;
   const size_t max_entries_;
@@ -54,6 +70,7 @@ class ResponsesStore {
   std::list<Entry> lru_;  // front: most recently used
   std::unordered_map<std::string, std::list<Entry>::iterator> index_;
   size_t bytes_ = 0;
+  std::unordered_map<std::string, std::function<void()>> cancellers_;
 };
 
 }  // namespace gemmad::api

@@ -9,6 +9,7 @@ GEMMAD_TEST_SCRIPTED_OUTPUT): the chat request a Responses request converts to i
 the server, and its prompt ids are scripted to generate a chosen text (thinking channel, calls).
 """
 import json
+import time
 
 import openai
 import pytest
@@ -215,3 +216,28 @@ def test_store_retrieve_cancel_and_previous_response(scripted, sclient):
     unstored = sclient.responses.create(model=MODEL, input="My name is Ada.", instructions="Old rules.", store=False)
     with pytest.raises(openai.NotFoundError):
         sclient.responses.retrieve(unstored.id)
+
+
+def test_background_run_and_cancel(scripted, sclient):
+    # A short background run: answered queued, then stored with its result.
+    b = sclient.responses.create(model=MODEL, input="Background hello", background=True, max_output_tokens=3)
+    assert b.status == "queued" and b.background and b.output == []
+    deadline = time.time() + 60
+    while (got := sclient.responses.retrieve(b.id)).status == "queued" and time.time() < deadline:
+        time.sleep(0.1)
+    assert got.status == "incomplete" and got.usage.output_tokens == 3
+    with pytest.raises(openai.BadRequestError) as e:
+        sclient.responses.cancel(b.id)
+    assert e.value.body["message"] == "Cannot cancel a synchronous response."
+    # A long one (EOS ignored, the whole context) is cancelled while it runs, and stays cancelled.
+    max_len = sclient.models.list().data[0].model_extra["max_model_len"]
+    r = sclient.responses.create(model=MODEL, input="Count forever.", background=True,
+                                 max_output_tokens=max_len - 64, extra_body={"ignore_eos": True})
+    assert r.status == "queued"
+    c = sclient.responses.cancel(r.id)
+    assert c.id == r.id and c.status == "cancelled"
+    time.sleep(1)
+    assert sclient.responses.retrieve(r.id).status == "cancelled"
+    with pytest.raises(openai.BadRequestError) as e:
+        sclient.responses.create(model=MODEL, input="x", background=True, stream=True)
+    assert e.value.body["param"] == "stream"
