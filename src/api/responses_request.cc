@@ -46,9 +46,9 @@ void ReadTools(FieldReader& r, ResponsesRequest* out) {
     if (!t.is_object()) return r.Fail(loc, "Input should be a valid dictionary");
     if (!t.contains("type") || !t["type"].is_string()) return r.Fail(loc + ".type", "Field required");
     if (t["type"] != "function") continue;  // built-in tools: no tool server here, ignored as vLLM does
-    if (!t.contains("name") || !t["name"].is_string()) return r.Fail(loc + ".function.name", "Field required");
+    if (!t.contains("name") || !t["name"].is_string()) return r.Fail(loc + ".name", "Field required");
     if (t.contains("parameters") && !t["parameters"].is_null() && !t["parameters"].is_object()) {
-      return r.Fail(loc + ".function.parameters", "Input should be a valid dictionary");
+      return r.Fail(loc + ".parameters", "Input should be a valid dictionary");
     }
   }
   out->tools = *tools;
