@@ -164,6 +164,9 @@ def test_stream_event_sequence(scripted, sclient):
     added = [e.item.id for e in events if e.type == "response.output_item.added"]
     assert [o.id for o in final.output] == added
     assert final.status == "completed"
+    stored = sclient.responses.retrieve(final.id)  # streamed responses are stored too
+    assert [(o.id, o.type) for o in stored.output] == [(o.id, o.type) for o in final.output]
+    assert stored.output[1].arguments == final.output[1].arguments and stored.usage == final.usage
 
 
 def test_stream_text_and_wire_format(scripted, sclient):
