@@ -153,9 +153,7 @@ std::optional<ApiError> Prepare(const ServingContext& ctx, const ApiCall& call, 
   if (auto e = BuildChatMessages(*r, has_prior ? &prior : nullptr, &messages)) return e;
   Json chat;
   if (auto e = BuildChatBody(*r, std::move(messages), ctx.options.enable_auto_tool_choice, &chat)) return e;
-  if (auto e = PrepareChatBody(ctx, call, chat, p)) return e;
-  p->request_id = r->request_id ? *r->request_id : NewResponsesId("resp");
-  return std::nullopt;
+  return PrepareChatBody(ctx, call, chat, p, r->request_id ? *r->request_id : NewResponsesId("resp"));
 }
 
 }  // namespace
