@@ -72,6 +72,19 @@ Json OutputLogprobs(const Run& c) {
   return content;
 }
 
+// A streamed step's logprobs (vLLM's response_text_delta_event.Logprob: no bytes), or [].
+Json StepLogprobs(const Run& c, const ChoiceStep& step) {
+  Json content = Json::array();
+  if (!c.r.include_output_logprobs) return content;
+  TokenStrings strings(*c.ctx.tokenizer, false);
+  AppendChatLogprobs(step.logprobs, static_cast<int32_t>(c.r.top_logprobs), strings, &content);
+  for (Json& entry : content) {
+    entry.erase("bytes");
+    for (Json& top : entry["top_logprobs"]) top.erase("bytes");
+  }
+  return content;
+}
+
 // The final response of a finished run (vLLM's responses_full_generator), stored when asked.
 Json FinalResponse(Run& c, ChatOutput& parser, const ItemIds& ids) {
   parse::ParsedMessage m = parser.Full(c.state.decoder.text());
@@ -107,8 +120,9 @@ void Stream(Run& c, ChatOutput& stream_parser, ChatOutput& final_parser) {
     std::optional<ChoiceStep> step = c.state.Apply(out);
     if (!step) continue;
     if (step->finish_reason == "error") break;
+    Json logprobs = StepLogprobs(c, *step);
     for (const parse::Delta& d : stream_parser.StepDeltas(step->text, step->finished)) {
-      if (!w.Feed(d)) return;
+      if (!w.Feed(d, logprobs)) return;
     }
   }
   if (c.sink.client_gone()) return;

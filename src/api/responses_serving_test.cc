@@ -192,6 +192,15 @@ TEST_F(ResponsesTest, IncludedOutputLogprobsSitOnTheOutputText) {
   EXPECT_EQ(part["logprobs"][1]["top_logprobs"].size(), 2u);
   EXPECT_EQ(s.json()["top_logprobs"], 2);
   EXPECT_EQ(engine_->submitted()[0].sampling.logprobs, 2);
+  RecordingSink st = Create(R"({"input":"Hi","include":["message.output_text.logprobs"],"top_logprobs":1,)"
+                            R"("stream":true})");
+  ASSERT_FALSE(st.error);
+  Json delta;
+  for (const Json& e : st.events) {
+    if (e["type"] == "response.output_text.delta") delta = e;
+  }
+  ASSERT_EQ(delta["logprobs"].size(), ids.size()) << delta.dump();
+  EXPECT_EQ(delta["logprobs"][0].dump(), R"({"token":"Hi","logprob":-0.5,"top_logprobs":[{"token":"Hi","logprob":-0.5}]})");
   RecordingSink plain = Create(R"({"input":"Hi"})");
   EXPECT_EQ(plain.json()["output"][0]["content"][0]["logprobs"], nullptr);
   EXPECT_EQ(plain.json()["top_logprobs"], nullptr);

@@ -118,7 +118,7 @@ bool ResponsesEventWriter::Close() {
   return sent;
 }
 
-bool ResponsesEventWriter::Delta(const parse::Delta& d) {
+bool ResponsesEventWriter::Delta(const parse::Delta& d, const Json& logprobs) {
   Json at = {{"item_id", item_id_}, {"output_index", output_index_}};
   if (state_ == State::kToolCall) {
     const std::string& args = d.tool_calls.front().arguments;
@@ -136,11 +136,11 @@ bool ResponsesEventWriter::Delta(const parse::Delta& d) {
   }
   text_ += *d.content;
   at["delta"] = *d.content;
-  at["logprobs"] = Json::array();
+  at["logprobs"] = logprobs;
   return Emit("response.output_text.delta", std::move(at));
 }
 
-bool ResponsesEventWriter::Feed(const parse::Delta& d) {
+bool ResponsesEventWriter::Feed(const parse::Delta& d, const Json& logprobs) {
   State target = State::kNone;
   const parse::ToolCallDelta* call = nullptr;
   if (!d.tool_calls.empty()) {
@@ -156,7 +156,7 @@ bool ResponsesEventWriter::Feed(const parse::Delta& d) {
   if (target != state_ || new_call) {
     if (!Close() || !Open(target, call)) return false;
   }
-  return Delta(d);
+  return Delta(d, logprobs);
 }
 
 void ResponsesEventWriter::Complete(const Json& response) {

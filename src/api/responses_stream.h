@@ -23,7 +23,8 @@ class ResponsesEventWriter {
   bool Start(const Json& response);
   // One parser delta with one member set (reasoning, content or a tool-call entry). A change of
   // kind (or of tool call) closes the open item and opens the next one; empty text is skipped.
-  bool Feed(const parse::Delta& delta);
+  // `logprobs` (an array) goes on an output_text.delta (vLLM: the step's tokens).
+  bool Feed(const parse::Delta& delta, const Json& logprobs = Json::array());
   // Closes the open item, if any.
   bool Close();
   // response.completed with the final response object, then the end of the stream.
@@ -38,7 +39,7 @@ class ResponsesEventWriter {
   // Sends {fields..., "sequence_number", "type"} with keys in the client types' (sorted) order.
   bool Emit(const std::string& type, Json fields);
   bool Open(State target, const parse::ToolCallDelta* call);
-  bool Delta(const parse::Delta& delta);
+  bool Delta(const parse::Delta& delta, const Json& logprobs);
 
   ResponseSink& sink_;
   int64_t seq_ = 0;
