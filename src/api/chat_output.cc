@@ -55,6 +55,19 @@ std::optional<parse::Delta> ChatOutput::Step(std::string_view text, bool finishe
   return Merge(deltas);
 }
 
+std::vector<parse::Delta> ChatOutput::StepDeltas(std::string_view text, bool finished) {
+  if (!parser_) {
+    if (text.empty()) return {};
+    return {parse::Delta::Content(std::string(text))};
+  }
+  std::vector<parse::Delta> deltas = parser_->Feed(text);
+  if (finished) {
+    std::vector<parse::Delta> rest = parser_->Finish();
+    deltas.insert(deltas.end(), rest.begin(), rest.end());
+  }
+  return parse::CoalesceDeltas(deltas);
+}
+
 parse::ParsedMessage ChatOutput::Full(std::string_view text) {
   parse::ParsedMessage m;
   if (!parser_) {

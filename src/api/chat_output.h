@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "api/api_error.h"
 #include "parse/delta.h"
@@ -27,6 +28,9 @@ class ChatOutput {
 
   // Text of one engine step; nullopt when a parser held all of it back.
   std::optional<parse::Delta> Step(std::string_view text, bool finished);
+  // The same step as parser deltas with one member each, in model-text order (neighbours of one
+  // kind merged, empty text dropped): the Responses stream opens an item per kind.
+  std::vector<parse::Delta> StepDeltas(std::string_view text, bool finished);
   // The non-streaming message of the whole text (call once, instead of Step).
   parse::ParsedMessage Full(std::string_view text);
 

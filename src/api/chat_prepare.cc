@@ -125,6 +125,11 @@ std::optional<ApiError> RenderAndTokenize(const ServingContext& ctx, const ChatR
 std::optional<ApiError> PrepareChat(const ServingContext& ctx, const ApiCall& call, PreparedChat* out) {
   Json body;
   if (auto e = DecodeBody(call.body, ctx.limits.max_json_depth, &body)) return e;
+  return PrepareChatBody(ctx, call, body, out);
+}
+
+std::optional<ApiError> PrepareChatBody(const ServingContext& ctx, const ApiCall& call, const Json& body,
+                                        PreparedChat* out, std::optional<std::string> request_id) {
   ChatRequest& r = out->request;
   if (auto e = ParseChatRequest(body, &r)) return e;
   if (auto e = CheckModel(ctx, r.sampling.model)) return e;
@@ -133,7 +138,7 @@ std::optional<ApiError> PrepareChat(const ServingContext& ctx, const ApiCall& ca
   if (auto e = CheckSequences(1, r.sampling.n, ctx.limits)) return e;
   if (auto e = CheckToolChoice(ctx, r)) return e;
   out->created = UnixNow();
-  out->request_id = MakeRequestId("chatcmpl", call, r.sampling.request_id);
+  out->request_id = request_id ? std::move(*request_id) : MakeRequestId("chatcmpl", call, r.sampling.request_id);
   out->role = (r.add_generation_prompt || r.messages.empty())
                   ? ctx.options.response_role
                   : r.messages.back().value("role", ctx.options.response_role);

@@ -33,6 +33,10 @@ struct PreparedChat {
 };
 
 std::optional<ApiError> PrepareChat(const ServingContext& ctx, const ApiCall& call, PreparedChat* out);
+// The same for a body already decoded (the Responses route builds a chat body from its request,
+// and names the request itself: `request_id`, else chatcmpl-<X>).
+std::optional<ApiError> PrepareChatBody(const ServingContext& ctx, const ApiCall& call, const Json& body,
+                                        PreparedChat* out, std::optional<std::string> request_id = std::nullopt);
 
 // Renders and tokenizes messages as a chat request would (also used by /tokenize).
 struct ChatRenderInput {

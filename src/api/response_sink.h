@@ -29,6 +29,10 @@ class ResponseSink {
   virtual bool SendEvent(std::string json) = 0;
   // `data: [DONE]` and the end of the response.
   virtual void EndStream() = 0;
+  // The Responses API's framing: `event: <type>` before the `data:` line of each event, and
+  // the end of the stream without `data: [DONE]`.
+  virtual bool SendTypedEvent(std::string type, std::string json) = 0;
+  virtual void EndTypedStream() = 0;
 
   virtual bool client_gone() const = 0;
   // `callback` runs once, on any thread, when the client disconnects before the response

@@ -25,6 +25,7 @@ class Tokenizer;
 namespace gemmad::api {
 
 class StructuredOutputs;  // api/structured_output.h
+class ResponsesStore;     // api/responses_store.h
 
 struct ServingOptions {
   std::vector<std::string> served_model_names;  // never empty; responses report the first
@@ -54,6 +55,8 @@ struct ServingContext {
   std::shared_ptr<const StructuredOutputs> structured_outputs;
   RequestLimits limits;  // bounds checked before any work starts
   MediaServing media;    // images/videos: what the model takes, limits, sources, budgets
+  // Stored /v1/responses objects (internally synchronised); null: storing disabled.
+  std::shared_ptr<ResponsesStore> responses_store;
 
   const std::string& model_name() const { return options.served_model_names.front(); }
   bool IsServedModel(const std::string& name) const;

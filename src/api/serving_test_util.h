@@ -27,6 +27,11 @@ class RecordingSink final : public ResponseSink {
     return true;
   }
   void EndStream() override { done = true; }
+  bool SendTypedEvent(std::string t, std::string json) override {
+    event_types.push_back(std::move(t));
+    return SendEvent(std::move(json));
+  }
+  void EndTypedStream() override { typed_done = true; }
   bool client_gone() const override { return false; }
   void OnClientGone(std::function<void()>) override {}
   Json json() const { return Json::parse(body); }
@@ -36,6 +41,8 @@ class RecordingSink final : public ResponseSink {
   std::optional<ApiError> error;
   std::vector<Json> events;
   bool done = false;
+  std::vector<std::string> event_types;  // SendTypedEvent's types, in order
+  bool typed_done = false;
 };
 
 inline const tokenizer::Tokenizer& Tok() {

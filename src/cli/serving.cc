@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "api/generation_defaults.h"
+#include "api/responses_store.h"
 #include "api/structured_output.h"
 #include "base/log.h"
 #include "cli/serve_media.h"
@@ -41,6 +42,7 @@ api::ServingContext MakeContext(const ServeOptions& o, const ServeModel& m, engi
   ctx.render_options.template_options.limits.max_steps = o.max_template_steps;
   ctx.render_options.template_options.limits.max_output_bytes = o.max_template_output_bytes;
   ctx.limits = o.request_limits;
+  ctx.responses_store = api::ResponsesStore::FromEnvironment();
   ctx.render_options.content_format = format;
   const tokenizer::Tokenizer& tok = *m.tokenizer;
   ctx.render_options.special_tokens.clear();

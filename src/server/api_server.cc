@@ -1,11 +1,16 @@
 // ApiServer and the route table.
 #include "server/api_server.h"
 
+#include <algorithm>
+#include <string_view>
+
 #include "api/chat_serving.h"
 #include "api/completion_serving.h"
 #include "api/misc_serving.h"
 #include "api/request_fields.h"
+#include "api/responses_serving.h"
 #include "api/transcription_serving.h"
+#include "server/error_map.h"
 #include "server/multipart.h"
 #include "server/prometheus.h"
 #include "server/web_chat_page.h"
@@ -32,6 +37,26 @@ RouteFn SpeechRoute(const api::ServingContext* c, api::SpeechTask task) {
   };
 }
 
+// /v1/responses/{id} (GET: retrieve) and /v1/responses/{id}/cancel (POST), as FastAPI routes
+// them: the other method on a known shape is a 405, any other path a 404.
+RouteFn ResponsesIdRoute(const api::ServingContext* c) {
+  return [c](const HttpRequest& r, Responder& out) {
+    constexpr std::string_view kBase = "/v1/responses/";
+    std::string_view rest = std::string_view(r.path).substr(std::min(r.path.size(), kBase.size()));
+    if (r.path.size() <= kBase.size()) {
+      return out.Send(405, "application/json", DetailBody("Method Not Allowed"));  // POST-only /v1/responses
+    }
+    size_t slash = rest.find('/');
+    std::string id(rest.substr(0, slash));
+    bool cancel = slash != std::string_view::npos && rest.substr(slash) == "/cancel";
+    if (slash != std::string_view::npos && !cancel) return out.Send(404, "application/json", DetailBody("Not Found"));
+    if (cancel != (r.method == "POST")) return out.Send(405, "application/json", DetailBody("Method Not Allowed"));
+    if (cancel) return api::ServeResponseCancel(*c, id, out);
+    size_t q = r.target.find('?');
+    api::ServeResponseRetrieve(*c, id, q == std::string::npos ? "" : r.target.substr(q + 1), out);
+  };
+}
+
 double StartUnix(const api::ServingContext& ctx) { return static_cast<double>(ctx.options.created_unix); }
 
 }  // namespace
@@ -42,6 +67,10 @@ void AddApiRoutes(Router& router, const api::ServingContext& ctx, std::string ve
              [c](const HttpRequest& r, Responder& out) { api::ServeChat(*c, CallOf(r, out), out); }, true);
   router.Add("POST", "/v1/completions",
              [c](const HttpRequest& r, Responder& out) { api::ServeCompletion(*c, CallOf(r, out), out); }, true);
+  router.Add("POST", "/v1/responses",
+             [c](const HttpRequest& r, Responder& out) { api::ServeResponses(*c, CallOf(r, out), out); }, true);
+  router.AddPrefix("GET", "/v1/responses", ResponsesIdRoute(c));
+  router.AddPrefix("POST", "/v1/responses", ResponsesIdRoute(c));
   // Served for every model; one without an audio tower gets the chat route's 400 (docs/media.md).
   router.Add("POST", "/v1/audio/transcriptions", SpeechRoute(c, api::SpeechTask::kTranscribe));
   router.Add("POST", "/v1/audio/translations", SpeechRoute(c, api::SpeechTask::kTranslate));

@@ -23,7 +23,7 @@ Json ErrorObject(const api::ApiError& e) {
   int status = HttpStatusFor(e);
   Json inner = Json::object();
   inner["message"] = e.status.message();
-  inner["type"] = TypeFor(e, status);
+  inner["type"] = e.type ? *e.type : TypeFor(e, status);
   inner["param"] = e.param ? Json(*e.param) : Json(nullptr);
   inner["code"] = status;
   return Json{{"error", std::move(inner)}};

@@ -282,7 +282,13 @@ void ConnectionResponder::SendError(const api::ApiError& error) {
   Post(Chunk(SseEvent(StreamErrorPayload(error))) + Chunk(SseEvent("[DONE]")) + LastChunk(), true);
 }
 
-bool ConnectionResponder::SendEvent(std::string json) {
+bool ConnectionResponder::SendEvent(std::string json) { return SendFramed(SseEvent(json)); }
+
+bool ConnectionResponder::SendTypedEvent(std::string type, std::string json) {
+  return SendFramed(TypedSseEvent(type, json));
+}
+
+bool ConnectionResponder::SendFramed(std::string framed) {
   std::string bytes;
   {
     std::unique_lock<std::mutex> lock(mu_);
@@ -295,12 +301,15 @@ bool ConnectionResponder::SendEvent(std::string json) {
       bytes = ResponseHead(200, "text/event-stream; charset=utf-8", -1, keep_alive_, extra_headers_);
     }
   }
-  bytes += Chunk(SseEvent(json));
+  bytes += Chunk(framed);
   Post(std::move(bytes), false);
   return !client_gone();
 }
 
-void ConnectionResponder::EndStream() {
+void ConnectionResponder::EndStream() { EndWith(Chunk(SseEvent("[DONE]")) + LastChunk()); }
+void ConnectionResponder::EndTypedStream() { EndWith(LastChunk()); }
+
+void ConnectionResponder::EndWith(std::string last_bytes) {
   std::string bytes;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -310,7 +319,7 @@ void ConnectionResponder::EndStream() {
       bytes = ResponseHead(200, "text/event-stream; charset=utf-8", -1, keep_alive_, extra_headers_);
     }
   }
-  bytes += Chunk(SseEvent("[DONE]")) + LastChunk();
+  bytes += last_bytes;
   Post(std::move(bytes), true);
 }
 

@@ -106,6 +106,8 @@ class ConnectionResponder final : public Responder {
   void SendError(const api::ApiError& error) override;
   bool SendEvent(std::string json) override;
   void EndStream() override;
+  bool SendTypedEvent(std::string type, std::string json) override;
+  void EndTypedStream() override;
   bool client_gone() const override { return gone_.load(std::memory_order_acquire); }
   void OnClientGone(std::function<void()> callback) override;
 
@@ -120,6 +122,9 @@ class ConnectionResponder final : public Responder {
 
  private:
   void Post(std::string bytes, bool ends_exchange);
+  // SendEvent / SendTypedEvent with the event's framed bytes.
+  bool SendFramed(std::string framed);
+  void EndWith(std::string last_bytes);
 
   std::shared_ptr<Connection> connection_;
   boost::asio::any_io_executor strand_;

@@ -76,6 +76,17 @@ TEST_F(HttpServerTest, StreamsSseWithChunkedFraming) {
   EXPECT_EQ(body, "f\r\ndata: {\"a\":1}\n\n\r\n11\r\ndata: {\"b\":\"x\"}\n\n\r\ne\r\ndata: [DONE]\n\n\r\n0\r\n\r\n");
 }
 
+TEST_F(HttpServerTest, TypedSseEventsEndWithoutDone) {
+  StartServer([](HttpRequest, std::shared_ptr<Responder> out) {
+    out->SendTypedEvent("response.created", R"({"a":1})");
+    out->EndTypedStream();
+  });
+  std::string resp = RoundTrip(server_->port(), "GET /s HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+  EXPECT_NE(resp.find("content-type: text/event-stream; charset=utf-8\r\n"), std::string::npos) << resp;
+  std::string body = resp.substr(resp.find("\r\n\r\n") + 4);
+  EXPECT_EQ(body, "27\r\nevent: response.created\ndata: {\"a\":1}\n\n\r\n0\r\n\r\n");
+}
+
 TEST_F(HttpServerTest, ErrorAfterStreamStartIsAnSseEvent) {
   StartServer([](HttpRequest, std::shared_ptr<Responder> out) {
     out->SendEvent("{}");

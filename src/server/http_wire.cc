@@ -54,5 +54,8 @@ std::string Chunk(std::string_view data) { return fmt::format("{:x}\r\n{}\r\n", 
 std::string LastChunk() { return "0\r\n\r\n"; }
 
 std::string SseEvent(std::string_view payload) { return fmt::format("data: {}\n\n", payload); }
+std::string TypedSseEvent(std::string_view type, std::string_view payload) {
+  return fmt::format("event: {}\ndata: {}\n\n", type, payload);
+}
 
 }  // namespace gemmad::server

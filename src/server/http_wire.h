@@ -17,7 +17,9 @@ std::string ResponseHead(int status, std::string_view content_type, long long co
 // One chunk of chunked transfer coding (empty `data` is not allowed: it would end the body).
 std::string Chunk(std::string_view data);
 std::string LastChunk();
-// "data: <payload>\n\n" (vLLM's only SSE form: no event:/id: lines, no comments).
+// "data: <payload>\n\n" (vLLM's SSE form for chat and completions: no event:/id: lines, no comments).
 std::string SseEvent(std::string_view payload);
+// `event: <type>\ndata: <payload>\n\n` (the Responses API's typed events).
+std::string TypedSseEvent(std::string_view type, std::string_view payload);
 
 }  // namespace gemmad::server

@@ -30,6 +30,11 @@ class RecordingResponder final : public Responder {
     return true;
   }
   void EndStream() override { done = true; }
+  bool SendTypedEvent(std::string type, std::string json) override {
+    events.push_back("event: " + type + "\n" + json);
+    return true;
+  }
+  void EndTypedStream() override { done = true; }
   bool client_gone() const override { return false; }
   void OnClientGone(std::function<void()>) override {}
 
