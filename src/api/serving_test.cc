@@ -252,6 +252,23 @@ TEST_F(ServingTest, CompletionStreamChunksHaveEveryField) {
   EXPECT_EQ(s.events[0]["object"], "text_completion");
 }
 
+TEST_F(ServingTest, CompletionSuffixIsRefusedAsVllmDoes) {
+  Answer("x");
+  RecordingSink s = Completion(R"({"prompt":"def f(","suffix":"  return 1"})");
+  ASSERT_TRUE(s.error.has_value());
+  EXPECT_EQ(s.error->status.code(), StatusCode::kInvalidArgument);
+  EXPECT_FALSE(s.error->validation);  // "BadRequestError", not a schema error
+  EXPECT_EQ(s.error->status.message(), "suffix is not currently supported");
+  s = Completion(R"({"prompt":"def f(","suffix":"x","model":"nope"})");  // the model check comes first
+  ASSERT_TRUE(s.error.has_value());
+  EXPECT_EQ(s.error->status.code(), StatusCode::kNotFound);
+  s = Completion(R"({"prompt":"def f(","suffix":null,"max_tokens":1})");
+  EXPECT_FALSE(s.error.has_value());
+  s = Completion(R"({"prompt":"def f(","suffix":3})");
+  ASSERT_TRUE(s.error.has_value());
+  EXPECT_TRUE(s.error->validation);
+}
+
 TEST_F(ServingTest, ErrorsMatchVllm) {
   Answer("x");
   auto err = [&](const std::string& body) {

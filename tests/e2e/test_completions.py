@@ -7,6 +7,7 @@ Greedy decoding on the random e2e model repeats the last prompt token; "Hello wo
 continues with " world world ..."."""
 import json
 
+import openai
 import pytest
 
 import gemmad_e2e as e2e
@@ -41,6 +42,18 @@ def test_text_prompt_greedy(server, client):
     assert c.finish_reason == "length" and c.stop_reason is None
     assert r.usage.prompt_tokens == len(ids) and r.usage.completion_tokens == 4
     assert r.usage.total_tokens == len(ids) + 4
+
+
+def test_suffix_is_refused(client):
+    # vLLM: "suffix is not currently supported" (400), after the model check; null is fine.
+    with pytest.raises(openai.BadRequestError) as e:
+        client.completions.create(model=MODEL, prompt="def f(", suffix="    return x", max_tokens=2)
+    assert e.value.status_code == 400
+    assert e.value.body["message"] == "suffix is not currently supported"
+    assert e.value.body["type"] == "BadRequestError"
+    with pytest.raises(openai.NotFoundError):
+        client.completions.create(model="nope", prompt="def f(", suffix="x", max_tokens=2)
+    assert comp(client, max_tokens=1, extra={"suffix": None}).choices[0].finish_reason == "length"
 
 
 def test_default_max_tokens_is_16(client):
