@@ -91,7 +91,7 @@ TEST_F(ServingTest, ChatFullResponseHasVllmShape) {
                                             "system_fingerprint", "usage", "prompt_logprobs", "prompt_token_ids",
                                             "kv_transfer_params"}));
   EXPECT_EQ(r["id"].get<std::string>().rfind("chatcmpl-", 0), 0u);
-  EXPECT_EQ(r["id"].get<std::string>().size(), 9u + 16u);
+  EXPECT_EQ(r["id"].get<std::string>().size(), 9u + 32u);  // vLLM: uuid4().hex
   EXPECT_EQ(r["object"], "chat.completion");
   EXPECT_EQ(r["model"], "google/gemma-4-E2B-it");
   const Json& c = r["choices"][0];

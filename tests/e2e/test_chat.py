@@ -8,6 +8,7 @@ The random e2e model repeats the last prompt token under greedy decoding, so the
 text continue an assistant message (continue_final_message) whose last token is a plain word;
 sampling tests use temperature 1.5 with top-k/top-p off, which gives varied tokens."""
 import json
+import re
 
 import pytest
 
@@ -39,7 +40,7 @@ def tokenize(server, **body):
 
 def test_basic_response_and_usage(server, client):
     r = chat(client, temperature=0)
-    assert r.id.startswith("chatcmpl-") and r.object == "chat.completion" and r.model == MODEL
+    assert re.fullmatch(r"chatcmpl-[0-9a-f]{32}", r.id) and r.object == "chat.completion" and r.model == MODEL
     (c,) = r.choices
     assert c.index == 0 and c.message.role == "assistant"
     assert c.message.content == " is is is is is"

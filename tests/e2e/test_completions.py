@@ -6,6 +6,7 @@ return_tokens_as_token_ids, include_stop_str_in_output, the default max_tokens o
 Greedy decoding on the random e2e model repeats the last prompt token; "Hello world" therefore
 continues with " world world ..."."""
 import json
+import re
 
 import openai
 import pytest
@@ -59,6 +60,13 @@ def test_suffix_is_refused(client):
 def test_default_max_tokens_is_16(client):
     r = comp(client, temperature=0)
     assert r.usage.completion_tokens == 16 and r.choices[0].finish_reason == "length"
+
+
+def test_ids_are_32_hex_digits(client):
+    # vLLM: f"cmpl-{random_uuid()}", uuid4().hex.
+    assert re.fullmatch(r"cmpl-[0-9a-f]{32}", comp(client, max_tokens=1).id)
+    chunks = list(client.completions.create(model=MODEL, prompt="Hi", max_tokens=1, stream=True))
+    assert re.fullmatch(r"cmpl-[0-9a-f]{32}", chunks[0].id)
 
 
 def test_add_special_tokens_false(server, client):

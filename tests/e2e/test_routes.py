@@ -31,7 +31,7 @@ def test_models(server):
     tok = post(server, "/tokenize", {"prompt": "x"})
     assert m["max_model_len"] == tok["max_model_len"] > 0
     perm = m["permission"][0]
-    assert re.fullmatch(r"modelperm-[0-9a-f]{16}", perm["id"])
+    assert re.fullmatch(r"modelperm-[0-9a-f]{32}", perm["id"])
     assert perm["object"] == "model_permission" and perm["allow_sampling"] is True and perm["organization"] == "*"
     # The openai client parses it.
     assert [x.id for x in server.client().models.list().data] == [MODEL]
