@@ -196,6 +196,32 @@ TEST_F(ServingTest, ReasoningParserSplitsThinkingFromContent) {
             R"({"reasoning":"Let me think.","content":"The answer is 4."})");
 }
 
+TEST_F(ServingTest, ContentIsEmptyNotNullUnlessAChannelOrCallTookIt) {
+  // vLLM (gemma4 reasoning parser): an answer of special tokens only has content "", a thinking
+  // channel with nothing after it has content null.
+  ctx_.options.reasoning_parser = "gemma4";
+  auto answer = [&](const std::string& text) {
+    std::vector<int32_t> ids = Ids(text);
+    engine_->set_script([ids](const engine::EngineRequest&) {
+      std::vector<int32_t> all = ids;
+      all.push_back(106);
+      return std::vector<engine::RequestOutput>{Delta(0, all, FinishReason::kStop, 106)};
+    });
+    RecordingSink s = Chat(std::string("{") + kHello + "}");
+    EXPECT_FALSE(s.error) << s.error->status.ToString();
+    return s.json()["choices"][0]["message"];
+  };
+  Json m = answer("");
+  EXPECT_TRUE(m["content"].is_string()) << m.dump();
+  EXPECT_EQ(m["content"], "");
+  EXPECT_TRUE(m["reasoning"].is_null());
+  m = answer("<|channel>thought\nHmm.<channel|>");
+  EXPECT_TRUE(m["content"].is_null()) << m.dump();
+  EXPECT_EQ(m["reasoning"], "Hmm.");
+  ctx_.options.reasoning_parser.clear();
+  EXPECT_EQ(answer("")["content"], "");
+}
+
 TEST_F(ServingTest, CompletionEchoLogprobsAndBatch) {
   engine_->set_script([](const engine::EngineRequest& r) {
     engine::RequestOutput out = Delta(0, Ids(" Paris."), FinishReason::kLength);
