@@ -62,9 +62,11 @@ constexpr FlagSpec kFlags[] = {
     {"max-logprobs", kInt, "20", "Largest logprobs/top_logprobs a request may ask for (-1: vocab size).", kYes,
      {}, {}, "e2e test_errors"},
     {"structured-outputs-config", kJson, "",
-     "Structured outputs options: backend (every vLLM name maps to gemmad's engine), enable_in_reasoning, "
-     "disable_any_whitespace, disable_additional_properties.", kYes, {}, {}, "e2e test_structured_outputs"},
-    {"enable-log-requests", kBool, "false", "Log each request's id, prompt length and parameters.", kYes},
+     "Structured outputs options: backend (every vLLM name maps to gemmad's engine; all but guidance close objects "
+     "without additionalProperties, as xgrammar), enable_in_reasoning, disable_any_whitespace, "
+     "disable_additional_properties.", kYes, {}, {}, "e2e test_structured_outputs"},
+    {"enable-log-requests", kBool, "false", "Log each request's id, prompt length and parameters.", kYes, {}, {},
+     "e2e test_request_logging_and_log_level"},
     {"disable-log-requests", kBool, "true", "[deprecated] Opposite of --enable-log-requests.", kNotYet},
     {"disable-log-stats", kBool, "false", "Disable the periodic throughput log line.", kYes},
     {"max-log-len", kInt, "", "Characters of prompt shown in request logs.", kYes},

@@ -277,8 +277,12 @@ Result<std::optional<ConstraintSpec>> ParseRequestConstraint(const Json& body,
   }
   ConstraintSpec spec = std::move(found.front().spec);
   spec.disable_any_whitespace = options.disable_any_whitespace;
-  spec.disable_additional_properties = options.disable_additional_properties;
+  spec.disable_additional_properties = options.disable_additional_properties || ClosesObjectsByDefault(config);
   return std::optional<ConstraintSpec>(std::move(spec));
+}
+
+bool ClosesObjectsByDefault(const StructuredOutputsConfig& config) {
+  return config.backend != "guidance" || config.disable_additional_properties;
 }
 
 }  // namespace gemmad::constrain
