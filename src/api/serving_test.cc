@@ -323,6 +323,12 @@ TEST_F(ServingTest, ErrorsMatchVllm) {
             "\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set");
   e = err(R"({"messages":"hi"})");
   EXPECT_TRUE(e.validation);
+  // An empty list reaches the template, which reads messages[0]: vLLM answers Jinja's text, with
+  // no template file or line in it.
+  e = err(R"({"messages":[]})");
+  EXPECT_FALSE(e.validation);
+  EXPECT_EQ(e.status.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(e.status.message(), "list object has no element 0");
   e = err("{not json");
   EXPECT_TRUE(e.validation);
 }
