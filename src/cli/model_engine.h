@@ -29,7 +29,8 @@ struct ModelEngineOptions {
   // first); else model_dir is opened as a safetensors directory.
   std::shared_ptr<const model::WeightSource> source;
   int64_t kv_cache_bytes = int64_t{4} << 30;  // VLLM_CPU_KVCACHE_SPACE (GiB) x 2^30
-  int64_t max_model_len = 0;                  // 0 = the model's max_position_embeddings
+  int64_t max_model_len = 0;                  // 0 = the model's max_position_embeddings; -1 = the
+                                              // largest up to it that the KV budget holds (auto)
   int32_t block_size = 16;
   int32_t max_num_seqs = 256;
   int32_t max_num_batched_tokens = 2048;

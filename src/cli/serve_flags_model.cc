@@ -26,7 +26,7 @@ constexpr FlagSpec kFlags[] = {
      kYes, "int8|int4|none", "-q", "unit ServeOptionsTest, e2e test_quantization"},
     {"max-model-len", kTokenCount, "(model config)",
      "Context length (prompt + output); -1/auto: the largest the KV budget holds.", kYes, {}, {},
-     "unit ServeOptionsTest, e2e test_startup"},
+     "unit ServeOptionsTest KvPlan, e2e test_startup"},
     {"seed", kInt, "0", "Global seed for sampling without a request seed.", kYes, {}, {}, "e2e test_seed_makes_unseeded_requests_reproducible"},
     {"enforce-eager", kBool, "false", "Disable CUDA graphs.", kNotYet},
     {"language-model-only", kBool, "false",

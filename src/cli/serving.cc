@@ -67,12 +67,7 @@ Result<ModelEngine> StartEngine(const ServeOptions& o, const ServeModel& m) {
   e.model_dir = m.model_dir;
   e.source = m.source;
   e.kv_cache_bytes = o.kv_cache_bytes;
-  if (o.max_model_len) {
-    if (*o.max_model_len < 0) {
-      return InvalidArgumentError("--max-model-len -1/auto (largest that fits) is not supported yet; pass a length");
-    }
-    e.max_model_len = *o.max_model_len;
-  }
+  if (o.max_model_len) e.max_model_len = *o.max_model_len;  // -1: auto (largest that fits)
   e.block_size = static_cast<int32_t>(o.block_size);
   e.max_num_seqs = static_cast<int32_t>(o.max_num_seqs);
   e.max_num_batched_tokens = static_cast<int32_t>(o.max_num_batched_tokens);
