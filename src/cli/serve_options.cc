@@ -145,6 +145,8 @@ Status FillModelAndEngine(const ParsedFlags& f, EnvLookup env, ServeOptions& o) 
   if (!f.IsNull("revision")) o.revision = f.GetString("revision");
   o.tokenizer = f.GetString("tokenizer");
   o.tokenizer_revision = f.GetString("tokenizer-revision");
+  o.hf_token = f.GetString("hf-token");
+  o.download_dir = f.GetString("download-dir");
   o.dtype = f.GetString("dtype");
   if (!f.IsNull("quantization")) {
     auto q = model::gemma4::ParseWeightQuantization(f.GetString("quantization"));

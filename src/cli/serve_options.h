@@ -26,6 +26,8 @@ struct ServeOptions {
   std::string revision = "main";
   std::string tokenizer;  // empty: the model
   std::string tokenizer_revision;
+  std::string hf_token;      // --hf-token: Bearer token for hub downloads (over HF_TOKEN)
+  std::string download_dir;  // --download-dir: hub cache root for downloads (over the HF cache)
   std::string dtype = "auto";
   model::gemma4::WeightQuantization quantization = model::gemma4::WeightQuantization::kNone;  // --quantization
   std::optional<int64_t> max_model_len;  // unset: model config; -1: largest that fits

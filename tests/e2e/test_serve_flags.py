@@ -1,5 +1,10 @@
 """Server flags whose effect shows through the API (each a fresh `gemmad serve`)."""
 import json
+import os
+import subprocess
+import sys
+
+import pytest
 
 import gemmad_e2e as e2e
 
@@ -80,3 +85,31 @@ def test_max_num_seqs_caps_running():
         assert results == [120] * 6
         assert max(running) <= 2, running
         assert max(waiting) >= 1, waiting  # the other requests queued behind the cap
+
+
+def test_hf_token_and_download_dir(tmp_path):
+    """--hf-token is the hub's Bearer token and --download-dir the cache the model is downloaded
+    to and loaded from (vLLM: huggingface_hub cache_dir), instead of HF_TOKEN and the HF cache."""
+    log = tmp_path / "hub.log"
+    hub = subprocess.Popen([sys.executable, os.path.join(e2e.SOURCE_DIR, "tests", "hub", "fake_hub.py"),
+                            e2e.model_dir(), MODEL, e2e.SNAPSHOT, "--token", "s3cret", "--log", str(log)],
+                           stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(hub.stdout.readline())
+        env = {"HF_HOME": str(tmp_path / "home"), "HF_HUB_OFFLINE": "0", "HF_TOKEN": "",
+               "HF_ENDPOINT": f"http://127.0.0.1:{port}"}
+        downloads = tmp_path / "downloads"
+        refused = e2e.Server([MODEL, "--download-dir", str(downloads)], env=env, name="flags-hub")
+        with pytest.raises(RuntimeError) as e:
+            refused.start()
+        assert "HTTP 401" in str(e.value)
+        with e2e.Server([MODEL, "--hf-token", "s3cret", "--download-dir", str(downloads)], env=env,
+                        name="flags-hub") as s:
+            assert s.client().completions.create(model=MODEL, prompt="Hi", max_tokens=1).usage.completion_tokens == 1
+        snapshot = downloads / ("models--" + MODEL.replace("/", "--")) / "snapshots" / e2e.SNAPSHOT
+        assert (snapshot / "config.json").is_file() and list(snapshot.glob("*.safetensors"))
+        assert not (tmp_path / "home" / "hub").exists()  # the HF cache stayed untouched
+        assert "auth=Bearer s3cret" in log.read_text()
+    finally:
+        hub.terminate()
+        hub.wait()
