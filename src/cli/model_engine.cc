@@ -53,6 +53,7 @@ Status CheckMaxModelLen(int64_t max_model_len, int64_t max_position_embeddings, 
 Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
   model::gemma4::ModelOptions mo;
   mo.quantization = o.quantization;
+  mo.compute_dtype = o.dtype;
   mo.num_threads = std::max(1, o.num_threads);
   std::shared_ptr<const model::WeightSource> source = o.source;
   if (!source) {

@@ -22,8 +22,10 @@ constexpr FlagSpec kFlags[] = {
     {"hf-token", kString, "", "Bearer token for hub downloads (default: env HF_TOKEN, then $HF_HOME/token).", kYes, {}, {},
      "e2e test_hf_token_and_download_dir"},
     {"load-format", kString, "auto", "Weight file format.", kNotYet},
-    {"dtype", kString, "auto", "Weight and activation dtype.", kYes,
-     "auto|half|float16|bfloat16|float|float32"},
+    {"dtype", kString, "auto",
+     "Compute dtype: the KV cache type and embedding-scale rounding (auto: bfloat16 for a bf16 checkpoint, else "
+     "float32); weights stay as stored, activations are float32; half/float16: an error (no f16 CPU path).",
+     kYes, "auto|half|float16|bfloat16|float|float32", {}, "unit ServeOptionsTest ComputeDtype, e2e test_dtype_is_the_compute_and_kv_dtype"},
     {"quantization", kString, "none", "Quantize the weights at load time: int8 (per channel) or int4 (groups of 32).",
      kYes, "int8|int4|none", "-q", "unit ServeOptionsTest, e2e test_quantization"},
     {"max-model-len", kTokenCount, "(model config)",

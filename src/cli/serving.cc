@@ -77,6 +77,7 @@ Result<ModelEngine> StartEngine(const ServeOptions& o, const ServeModel& m) {
   e.seed = o.seed;
   e.num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   e.quantization = o.quantization;
+  e.dtype = o.compute_dtype;
   e.iteration_timeout_s = o.engine_iteration_timeout_s;
   e.allow_long_max_model_len = o.allow_long_max_model_len;
   e.language_model_only = o.language_model_only;

@@ -1,6 +1,7 @@
 """Server flags whose effect shows through the API (each a fresh `gemmad serve`)."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -85,6 +86,26 @@ def test_max_num_seqs_caps_running():
         assert results == [120] * 6
         assert max(running) <= 2, running
         assert max(waiting) >= 1, waiting  # the other requests queued behind the cap
+
+
+def kv_blocks(args):
+    with e2e.Server([MODEL] + args, name="flags") as s:
+        s.client().completions.create(model=MODEL, prompt="Hi", max_tokens=2)  # it serves
+        status, _, raw = e2e.http("GET", s.base_url + "/metrics")
+        assert status == 200
+        return int(re.search(r'num_gpu_blocks="(\d+)"', raw.decode()).group(1))
+
+
+def test_dtype_is_the_compute_and_kv_dtype():
+    """On the bf16 e2e checkpoint auto means bfloat16; float32 keeps an f32 KV cache, so the same
+    KV budget holds half the blocks. float16 is refused (the CPU backend has no f16 path)."""
+    auto, bf16, f32 = kv_blocks([]), kv_blocks(["--dtype", "bfloat16"]), kv_blocks(["--dtype", "float32"])
+    assert auto == bf16
+    assert 0.4 * auto <= f32 <= 0.6 * auto, (auto, f32)
+    s = e2e.Server([MODEL, "--dtype", "half"], name="flags")
+    with pytest.raises(RuntimeError) as e:
+        s.start()
+    assert "exited with 2" in str(e.value) and "--dtype half" in str(e.value)
 
 
 def test_hf_token_and_download_dir(tmp_path):
