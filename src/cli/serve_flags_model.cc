@@ -13,8 +13,9 @@ constexpr FlagSpec kFlags[] = {
      "Model: a local directory or a Hugging Face repo id (cache: HF_HUB_CACHE / HF_HOME); also positional.",
      kYes, {}, {}, "e2e test_seeds"},
     {"revision", kString, "(main)", "Branch, tag or commit of a hub model.", kYes, {}, {}, "unit HubTest"},
-    {"tokenizer", kString, "(the model)", "Tokenizer directory or repo id.", kYes},
-    {"tokenizer-revision", kString, "", "Revision of --tokenizer.", kYes},
+    {"tokenizer", kString, "(the model)", "Tokenizer directory or repo id.", kYes, {}, {},
+     "e2e test_tokenizer_revision test_goldens"},
+    {"tokenizer-revision", kString, "", "Revision of --tokenizer.", kYes, {}, {}, "e2e test_tokenizer_revision"},
     {"tokenizer-mode", kString, "auto", "Tokenizer implementation.", kNotYet},
     {"trust-remote-code", kBool, "false", "Run checkpoint code (never needed by gemmad).", kNotYet},
     {"download-dir", kString, "", "Hub cache the model is downloaded to and loaded from (default: the HF cache).", kYes,
@@ -32,7 +33,7 @@ constexpr FlagSpec kFlags[] = {
      "Context length (prompt + output); -1/auto: the largest the KV budget holds.", kYes, {}, {},
      "unit ServeOptionsTest KvPlan, e2e test_startup"},
     {"seed", kInt, "0", "Global seed for sampling without a request seed.", kYes, {}, {}, "e2e test_seed_makes_unseeded_requests_reproducible"},
-    {"enforce-eager", kBool, "false", "Disable CUDA graphs.", kNotYet},
+    {"enforce-eager", kBool, "false", "GPU only (no GPU backend): disable CUDA graphs.", kNotYet},
     {"language-model-only", kBool, "false",
      "Load no vision or audio tower and refuse media (vLLM's \"At most 0 image(s)\" error).", kYes, {}, {},
      "e2e test_images test_audio"},
@@ -54,7 +55,8 @@ constexpr FlagSpec kFlags[] = {
     {"max-media-bytes", kInt, "67108864", "gemmad: the largest media item (after base64 decoding or download) in bytes.",
      kYes, {}, {}, "e2e test_images test_audio"},
     {"disable-chunked-mm-input", kBool, "false", "Schedule multimodal items in one step.", kNotYet},
-    {"mm-encoder-tp-mode", kString, "weights", "Encoder parallelism.", kNotYet, "weights|data"},
+    {"mm-encoder-tp-mode", kString, "weights", "Multi-GPU only (no GPU backend): encoder parallelism.", kNotYet,
+     "weights|data"},
 };
 
 }  // namespace

@@ -108,6 +108,88 @@ def test_dtype_is_the_compute_and_kv_dtype():
     assert "exited with 2" in str(e.value) and "--dtype half" in str(e.value)
 
 
+def test_block_size():
+    with e2e.Server([MODEL, "--block-size", "32"], name="flags") as s:
+        s.client().completions.create(model=MODEL, prompt="Hi", max_tokens=2)
+        status, _, raw = e2e.http("GET", s.base_url + "/metrics")
+        assert 'block_size="32"' in raw.decode()
+
+
+def test_tokenizer_revision():
+    rc = subprocess.run([e2e.BIN, "serve", MODEL, "--tokenizer", "google/gemma-4-E4B-it", "--tokenizer-revision",
+                         "no-such-branch", "--port", str(e2e.free_port())], env=e2e.Server([MODEL]).env,
+                        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert rc.returncode == 2 and "no-such-branch" in rc.stdout + rc.stderr, rc.stdout + rc.stderr
+    with e2e.Server([MODEL, "--tokenizer", "google/gemma-4-E4B-it", "--tokenizer-revision", "main"], name="flags") as s:
+        assert tokenize_chat(s)
+
+
+def test_chat_template_content_format():
+    # The template prints whether it received message content as a string or as parts.
+    template = "{% for m in messages %}{{ m['content'] is string }}{% endfor %}"
+    for fmt, shown in (("string", "True"), ("openai", "False")):
+        with e2e.Server([MODEL, "--chat-template", template, "--chat-template-content-format", fmt],
+                        name="flags") as s:
+            status, _, raw = e2e.http("POST", s.base_url + "/tokenize",
+                                      {"model": MODEL, "messages": MESSAGES, "add_special_tokens": False})
+            assert status == 200, raw
+            status, _, text = e2e.http("POST", s.base_url + "/detokenize",
+                                       {"model": MODEL, "tokens": json.loads(raw)["tokens"]})
+            assert json.loads(text)["prompt"] == shown, (fmt, text)
+
+
+TOOL = [{"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}}}}}]
+
+
+def prompt_tokens(s, **kw):
+    return s.client().chat.completions.create(model=MODEL, messages=MESSAGES, max_tokens=1, **kw).usage.prompt_tokens
+
+
+def test_exclude_tools_when_tool_choice_none():
+    with e2e.Server([MODEL] + e2e.TOOL_FLAGS, name="flags") as s:
+        bare = prompt_tokens(s)
+        assert prompt_tokens(s, tools=TOOL, tool_choice="none") > bare  # vLLM default: tools stay
+    with e2e.Server([MODEL] + e2e.TOOL_FLAGS + ["--exclude-tools-when-tool-choice-none"], name="flags") as s:
+        assert prompt_tokens(s, tools=TOOL, tool_choice="none") == bare
+        assert prompt_tokens(s, tools=TOOL) > bare
+
+
+def test_enable_prompt_tokens_details():
+    long_prompt = "The same long prompt, repeated so that its blocks are cached: " * 4
+    for flag, shown in (([], False), (["--enable-prompt-tokens-details"], True)):
+        with e2e.Server([MODEL] + flag, name="flags") as s:
+            c = s.client()
+            c.completions.create(model=MODEL, prompt=long_prompt, max_tokens=1)
+            details = c.completions.create(model=MODEL, prompt=long_prompt, max_tokens=1).usage.prompt_tokens_details
+            if shown:
+                assert details is not None and details.cached_tokens >= 16, details
+            else:
+                assert details is None
+
+
+def test_request_logging_and_log_level():
+    prompt = "A prompt whose text the request log shows cut short."
+    with e2e.Server([MODEL, "--enable-log-requests", "--max-log-len", "12"], name="flags") as s:
+        s.client().chat.completions.create(model=MODEL, messages=[{"role": "user", "content": prompt}], max_tokens=1)
+        line = next(l for l in s.log().splitlines() if "Received request chatcmpl-" in l)
+        assert 'prompt: "<bos><|turn>",' in line and prompt not in line, line  # 12 characters
+    with e2e.Server([MODEL, "--log-level", "warning"], name="flags") as s:
+        s.client().chat.completions.create(model=MODEL, messages=MESSAGES, max_tokens=1)
+    assert "Received request" not in s.log()  # off by default
+    assert not [l for l in s.log().splitlines() if l.startswith("INFO ")], s.log()
+
+
+def test_disable_log_stats():
+    """The throughput line comes every 10 s while there is traffic, unless --disable-log-stats."""
+    import time
+    for flag, shown in (([], True), (["--disable-log-stats"], False)):
+        with e2e.Server([MODEL] + flag, name="flags") as s:
+            s.client().completions.create(model=MODEL, prompt="Hi", max_tokens=2)
+            time.sleep(11)
+            assert ("Avg prompt throughput" in s.log()) == shown, s.log()
+
+
 def test_hf_token_and_download_dir(tmp_path):
     """--hf-token is the hub's Bearer token and --download-dir the cache the model is downloaded
     to and loaded from (vLLM: huggingface_hub cache_dir), instead of HF_TOKEN and the HF cache."""
