@@ -10,7 +10,7 @@ constexpr FlagEffect kNotYet = FlagEffect::kAccepted;
 constexpr FlagEffect kOnlyDefault = FlagEffect::kUnsupported;
 
 constexpr FlagSpec kFlags[] = {
-    {"host", kString, "(all interfaces)", "Address to bind.", kYes, {}, {}, "e2e test_seeds"},
+    {"host", kString, "(all interfaces)", "Address to bind.", kYes, {}, {}, "e2e test_host"},
     {"port", kInt, "8000", "TCP port to listen on.", kYes, {}, {}, "e2e (every module)"},
     {"uds", kString, "", "Unix domain socket path instead of host/port.", kNotYet},
     {"api-key", kStringList, "(env VLLM_API_KEY)",
@@ -41,9 +41,9 @@ constexpr FlagSpec kFlags[] = {
     {"default-chat-template-kwargs", kJson, "", "Default chat template variables (JSON object).", kYes, {}, {},
      "e2e test_default_chat_template_kwargs"},
     {"trust-request-chat-template", kBool, "false", "Allow `chat_template` in requests.", kYes, {}, {},
-     "e2e test_errors"},
+     "e2e test_errors test_hostile_input"},
     {"enable-auto-tool-choice", kBool, "false", "Let the model decide tool calls (tool_choice auto).", kYes, {},
-     {}, "unit ServeOptionsTest"},
+     {}, "unit ServeOptionsTest, e2e test_tool_choice_auto_needs_enable_auto_tool_choice"},
     {"tool-call-parser", kString, "", "Tool call parser.", kYes, "gemma4", {},
      "e2e test_seeds"},
     {"reasoning-parser", kString, "", "Reasoning parser.", kYes, "gemma4", {},

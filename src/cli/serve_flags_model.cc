@@ -12,7 +12,7 @@ constexpr FlagSpec kFlags[] = {
     {"model", kString, "",
      "Model: a local directory or a Hugging Face repo id (cache: HF_HUB_CACHE / HF_HOME); also positional.",
      kYes, {}, {}, "e2e test_seeds"},
-    {"revision", kString, "(main)", "Branch, tag or commit of a hub model.", kYes, {}, {}, "unit HubTest"},
+    {"revision", kString, "(main)", "Branch, tag or commit of a hub model.", kYes, {}, {}, "unit HubTest, e2e test_revision"},
     {"tokenizer", kString, "(the model)", "Tokenizer directory or repo id.", kYes, {}, {},
      "e2e test_tokenizer_revision test_goldens"},
     {"tokenizer-revision", kString, "", "Revision of --tokenizer.", kYes, {}, {}, "e2e test_tokenizer_revision"},

@@ -115,6 +115,28 @@ def test_block_size():
         assert 'block_size="32"' in raw.decode()
 
 
+def test_host():
+    """--host binds that address only: 127.0.0.2 (loopback) answers, 127.0.0.1 is refused."""
+    class OnHost(e2e.Server):
+        @property
+        def base_url(self):
+            return f"http://127.0.0.2:{self.port}"
+
+    with OnHost([MODEL, "--host", "127.0.0.2"], name="flags") as s:
+        assert e2e.http("GET", s.base_url + "/health")[0] == 200
+        with pytest.raises(OSError):
+            e2e.http("GET", f"http://127.0.0.1:{s.port}/health", timeout=5)
+
+
+def test_revision():
+    rc = subprocess.run([e2e.BIN, "serve", MODEL, "--revision", "no-such-branch", "--port", str(e2e.free_port())],
+                        env=e2e.Server([MODEL]).env, capture_output=True, text=True, timeout=120,
+                        stdin=subprocess.DEVNULL)
+    assert rc.returncode == 2 and "no-such-branch" in rc.stdout + rc.stderr, rc.stdout + rc.stderr
+    with e2e.Server([MODEL, "--revision", "main"], name="flags") as s:
+        assert tokenize_chat(s)
+
+
 def test_tokenizer_revision():
     rc = subprocess.run([e2e.BIN, "serve", MODEL, "--tokenizer", "google/gemma-4-E4B-it", "--tokenizer-revision",
                          "no-such-branch", "--port", str(e2e.free_port())], env=e2e.Server([MODEL]).env,
