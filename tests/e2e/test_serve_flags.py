@@ -115,6 +115,27 @@ def test_block_size():
         assert 'block_size="32"' in raw.decode()
 
 
+def default_sampled(args):
+    """A seeded completion that names no sampling parameter: the server's defaults decide."""
+    with e2e.Server([MODEL] + args, name="flags") as s:
+        c = s.client()
+        text = c.completions.create(model=MODEL, prompt="Story:", max_tokens=24, seed=3).choices[0].text
+        greedy = c.completions.create(model=MODEL, prompt="Story:", max_tokens=24, temperature=0).choices[0].text
+        return text, greedy, s.log()
+
+
+def test_generation_config_and_override():
+    # auto: the checkpoint's generation_config.json (top_k 64, top_p 0.95) and vLLM's warning;
+    # vllm: vLLM's own defaults; an override wins over both.
+    auto, greedy, log = default_sampled([])
+    assert "Default sampling parameters have been overridden" in log
+    plain, _, log = default_sampled(["--generation-config", "vllm"])
+    assert "Default sampling parameters have been overridden" not in log
+    assert plain != auto
+    zero, _, _ = default_sampled(["--override-generation-config", '{"temperature": 0}'])
+    assert zero == greedy != auto
+
+
 def test_host():
     """--host binds that address only: 127.0.0.2 (loopback) answers, 127.0.0.1 is refused."""
     class OnHost(e2e.Server):
