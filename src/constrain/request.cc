@@ -246,6 +246,15 @@ Result<StructuredOutputsConfig> ParseStructuredOutputsConfig(std::string_view js
       return InvalidArgumentError(fmt::format("{}: unknown key", field));
     }
   }
+  // vLLM's StructuredOutputsConfig validator, word for word.
+  if (c.disable_any_whitespace && c.backend != "xgrammar" && c.backend != "guidance") {
+    return InvalidArgumentError(
+        "--structured-outputs-config: disable_any_whitespace is only supported for xgrammar and guidance backends.");
+  }
+  if (c.disable_additional_properties && c.backend != "guidance") {
+    return InvalidArgumentError(
+        "--structured-outputs-config: disable_additional_properties is only supported for the guidance backend.");
+  }
   return c;
 }
 

@@ -51,6 +51,14 @@ TEST(Request, Errors) {
   EXPECT_EQ(Parse(R"({"response_format":{"type":"yaml"}})").status().message(),
             "response_format.type: must be one of text, json_object, json_schema, got \"yaml\"");
   EXPECT_FALSE(ParseStructuredOutputsConfig(R"({"backend":"magic"})").ok());
+  // vLLM's validator: each option only where its backend has it.
+  EXPECT_EQ(ParseStructuredOutputsConfig(R"({"disable_additional_properties":true})").status().message(),
+            "--structured-outputs-config: disable_additional_properties is only supported for the guidance backend.");
+  EXPECT_TRUE(ParseStructuredOutputsConfig(R"({"backend":"guidance","disable_additional_properties":true})").ok());
+  EXPECT_EQ(ParseStructuredOutputsConfig(R"({"disable_any_whitespace":true})").status().message(),
+            "--structured-outputs-config: disable_any_whitespace is only supported for xgrammar and guidance "
+            "backends.");
+  EXPECT_TRUE(ParseStructuredOutputsConfig(R"({"backend":"xgrammar","disable_any_whitespace":true})").ok());
   auto cfg = ParseStructuredOutputsConfig(R"({"backend":"xgrammar","enable_in_reasoning":true})");
   ASSERT_TRUE(cfg.ok());
   EXPECT_TRUE(cfg->enable_in_reasoning);

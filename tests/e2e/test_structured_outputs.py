@@ -294,6 +294,13 @@ def test_bad_structured_outputs_config_fails_startup():
         s.start()
     assert "exited with 2" in str(e.value)
     assert "backend" in str(e.value)
+    # vLLM's validator: disable_additional_properties only with the guidance backend.
+    s = e2e.Server([MODEL, "--structured-outputs-config", '{"disable_additional_properties": true}'],
+                   name="so-bad-config")
+    with pytest.raises(RuntimeError) as e:
+        s.start()
+    assert "exited with 2" in str(e.value)
+    assert "disable_additional_properties is only supported for the guidance backend." in str(e.value)
 
 
 def test_generated_schemas(server, capsys):
