@@ -62,7 +62,7 @@ constexpr FlagSpec kFlags[] = {
     {"override-generation-config", kJson, "", "JSON overriding generation-config defaults.", kYes, {}, {},
      "unit GenerationDefaultsTest, e2e test_generation_config_and_override"},
     {"max-logprobs", kInt, "20", "Largest logprobs/top_logprobs a request may ask for (-1: vocab size).", kYes,
-     {}, {}, "e2e test_errors"},
+     {}, {}, "e2e test_max_logprobs test_errors"},
     {"structured-outputs-config", kJson, "",
      "Structured outputs options: backend (every vLLM name maps to gemmad's engine; all but guidance close objects "
      "without additionalProperties, as xgrammar), enable_in_reasoning, disable_any_whitespace, "

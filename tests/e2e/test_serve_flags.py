@@ -5,6 +5,7 @@ import re
 import subprocess
 import sys
 
+import openai
 import pytest
 
 import gemmad_e2e as e2e
@@ -134,6 +135,16 @@ def test_generation_config_and_override():
     assert plain != auto
     zero, _, _ = default_sampled(["--override-generation-config", '{"temperature": 0}'])
     assert zero == greedy != auto
+
+
+def test_max_logprobs():
+    with e2e.Server([MODEL, "--max-logprobs", "3"], name="flags") as s:
+        c = s.client()
+        r = c.chat.completions.create(model=MODEL, messages=MESSAGES, max_tokens=1, logprobs=True, top_logprobs=3)
+        assert len(r.choices[0].logprobs.content[0].top_logprobs) == 3
+        with pytest.raises(openai.BadRequestError) as e:
+            c.chat.completions.create(model=MODEL, messages=MESSAGES, max_tokens=1, logprobs=True, top_logprobs=4)
+        assert "Requested sample logprobs of 4, which is greater than max allowed: 3" in e.value.message
 
 
 def test_host():
