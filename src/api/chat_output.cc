@@ -3,6 +3,7 @@
 
 #include "api/chat_request.h"
 #include "api/serving_context.h"
+#include "parse/gemma4/markers.h"
 
 namespace gemmad::api {
 namespace {
@@ -17,6 +18,13 @@ parse::Delta Merge(const std::vector<parse::Delta>& deltas) {
     out.tool_calls.insert(out.tool_calls.end(), d.tool_calls.begin(), d.tool_calls.end());
   }
   return out;
+}
+
+bool MentionsChannel(std::string_view text) {
+  using parse::gemma4::Marker;
+  using parse::gemma4::MarkerText;
+  return text.find(MarkerText(Marker::kChannelStart)) != std::string_view::npos ||
+         text.find(MarkerText(Marker::kChannelEnd)) != std::string_view::npos;
 }
 
 }  // namespace
@@ -40,6 +48,7 @@ std::optional<ApiError> ChatOutput::Make(const ServingContext& ctx, const ChatRe
     if (!parser.ok()) return ApiError::Internal(parser.status().message());
     result->parser_ = std::move(*parser);
   }
+  result->reasoning_parser_ = !config.reasoning_parser.empty();
   *out = std::move(result);
   return std::nullopt;
 }
@@ -69,15 +78,21 @@ std::vector<parse::Delta> ChatOutput::StepDeltas(std::string_view text, bool fin
 }
 
 parse::ParsedMessage ChatOutput::Full(std::string_view text) {
-  parse::ParsedMessage m;
   if (!parser_) {
     // vLLM without parsers: content is the text, "" included.
+    parse::ParsedMessage m;
     m.content = std::string(text);
     return m;
   }
   parser_->Feed(text);
   parser_->Finish();
-  return parser_->message();
+  parse::ParsedMessage m = parser_->message();
+  // vLLM's non-streaming content is the parsers' text, "" included: it is null only when tool
+  // calls were parsed (content strip()ped) or when the gemma4 reasoning parser saw a channel
+  // marker and nothing followed the channel (its extract_reasoning returns None then). An answer
+  // of special tokens only (say the stop token alone) is thus "".
+  if (!m.content && m.tool_calls.empty() && !(reasoning_parser_ && MentionsChannel(text))) m.content = "";
+  return m;
 }
 
 }  // namespace gemmad::api

@@ -39,6 +39,7 @@ class ChatOutput {
 
  private:
   std::unique_ptr<parse::OutputParser> parser_;  // null: plain content
+  bool reasoning_parser_ = false;
 };
 
 }  // namespace gemmad::api

@@ -108,7 +108,12 @@ std::optional<ApiError> RenderAndTokenize(const ServingContext& ctx, const ChatR
   static const Json kNull;
   auto rendered = tmpl::RenderChat(*chat_template, *messages, in.tools ? *in.tools : kNull,
                                    in.chat_template_kwargs ? *in.chat_template_kwargs : kNull, options);
-  if (!rendered.ok()) return ApiError::BadRequest(rendered.status().message());
+  if (!rendered.ok()) {
+    // vLLM answers the Jinja exception's own text (e.g. "list object has no element 0" for an
+    // empty `messages` list); where in the template it happened goes to the log only.
+    GEMMAD_LOG_INFO("chat template: {}", rendered.status().message());
+    return ApiError::BadRequest(std::string(chat_template->tmpl.WithoutLocation(rendered.status().message())));
+  }
   *text = std::move(*rendered);
   if (!parts.empty()) {
     if (auto e = ExpandPlaceholders(media, text)) return e;

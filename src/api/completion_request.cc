@@ -66,7 +66,7 @@ std::optional<ApiError> ParseCompletionRequest(const Json& body, CompletionReque
   out->logprobs = r.Int("logprobs");
   out->echo = r.Bool("echo").value_or(false);
   out->add_special_tokens = r.Bool("add_special_tokens").value_or(true);
-  r.String("suffix");
+  out->suffix = r.String("suffix");
   if (!r.ok()) return r.error();
   if (out->logprobs && *out->logprobs < 0 && *out->logprobs != -1) {
     r.FailValue("`logprobs` must be a positive value or -1.");

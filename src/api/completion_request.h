@@ -24,6 +24,7 @@ struct CompletionRequest {
   std::optional<int64_t> logprobs;  // number of top logprobs
   bool echo = false;
   bool add_special_tokens = true;
+  std::optional<std::string> suffix;  // vLLM refuses any non-null value (400, after the model check)
 };
 
 std::optional<ApiError> ParseCompletionRequest(const Json& body, CompletionRequest* out);

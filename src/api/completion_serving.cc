@@ -43,6 +43,7 @@ std::optional<ApiError> Prepare(const ServingContext& ctx, const ApiCall& call, 
   if (auto e = DecodeBody(call.body, ctx.limits.max_json_depth, &body)) return e;
   if (auto e = ParseCompletionRequest(body, &c->req)) return e;
   if (auto e = CheckModel(ctx, c->req.sampling.model)) return e;
+  if (c->req.suffix) return ApiError::BadRequest("suffix is not currently supported");
   if (auto e = CheckStopStrings(c->req.sampling.stop, ctx.limits)) return e;
   if (auto e = CheckSequences(c->req.prompts.size(), c->req.sampling.n, ctx.limits)) return e;
   if (c->req.sampling.use_beam_search) return ApiError::BadRequest("beam search is not supported by gemmad", "use_beam_search");

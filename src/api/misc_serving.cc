@@ -13,7 +13,7 @@ void ServeModels(const ServingContext& ctx, ResponseSink& sink) {
   Json data = Json::array();
   for (const std::string& name : ctx.options.served_model_names) {
     Json perm = Json::object();
-    perm["id"] = "modelperm-" + RandomHex(16);
+    perm["id"] = "modelperm-" + RandomHex(32);
     perm["object"] = "model_permission";
     perm["created"] = ctx.options.created_unix;
     perm["allow_create_engine"] = false;

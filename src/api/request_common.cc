@@ -42,7 +42,7 @@ std::string RandomHex(size_t num_chars) {
 std::string MakeRequestId(const char* prefix, const ApiCall& call, const std::optional<std::string>& body_id) {
   if (!call.request_id_header.empty()) return fmt::format("{}-{}", prefix, call.request_id_header);
   if (body_id && !body_id->empty()) return fmt::format("{}-{}", prefix, *body_id);
-  return fmt::format("{}-{}", prefix, RandomHex(16));
+  return fmt::format("{}-{}", prefix, RandomHex(32));  // vLLM: random_uuid(), uuid4().hex
 }
 
 int64_t UnixNow() {

@@ -22,7 +22,7 @@ namespace gemmad::api {
 std::optional<ApiError> DecodeBody(const std::string& body, int max_depth, Json* out);
 // 404 "The model `x` does not exist." unless `model` is unset or served.
 std::optional<ApiError> CheckModel(const ServingContext& ctx, const std::optional<std::string>& model);
-// "<prefix>-<X>": X = X-Request-Id header, else the body's request_id, else 16 random hex.
+// "<prefix>-<X>": X = X-Request-Id header, else the body's request_id, else 32 random hex (vLLM: uuid4().hex).
 std::string MakeRequestId(const char* prefix, const ApiCall& call, const std::optional<std::string>& body_id);
 std::string RandomHex(size_t num_chars);
 int64_t UnixNow();

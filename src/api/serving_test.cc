@@ -91,7 +91,7 @@ TEST_F(ServingTest, ChatFullResponseHasVllmShape) {
                                             "system_fingerprint", "usage", "prompt_logprobs", "prompt_token_ids",
                                             "kv_transfer_params"}));
   EXPECT_EQ(r["id"].get<std::string>().rfind("chatcmpl-", 0), 0u);
-  EXPECT_EQ(r["id"].get<std::string>().size(), 9u + 16u);
+  EXPECT_EQ(r["id"].get<std::string>().size(), 9u + 32u);  // vLLM: uuid4().hex
   EXPECT_EQ(r["object"], "chat.completion");
   EXPECT_EQ(r["model"], "google/gemma-4-E2B-it");
   const Json& c = r["choices"][0];
@@ -196,6 +196,32 @@ TEST_F(ServingTest, ReasoningParserSplitsThinkingFromContent) {
             R"({"reasoning":"Let me think.","content":"The answer is 4."})");
 }
 
+TEST_F(ServingTest, ContentIsEmptyNotNullUnlessAChannelOrCallTookIt) {
+  // vLLM (gemma4 reasoning parser): an answer of special tokens only has content "", a thinking
+  // channel with nothing after it has content null.
+  ctx_.options.reasoning_parser = "gemma4";
+  auto answer = [&](const std::string& text) {
+    std::vector<int32_t> ids = Ids(text);
+    engine_->set_script([ids](const engine::EngineRequest&) {
+      std::vector<int32_t> all = ids;
+      all.push_back(106);
+      return std::vector<engine::RequestOutput>{Delta(0, all, FinishReason::kStop, 106)};
+    });
+    RecordingSink s = Chat(std::string("{") + kHello + "}");
+    EXPECT_FALSE(s.error) << s.error->status.ToString();
+    return s.json()["choices"][0]["message"];
+  };
+  Json m = answer("");
+  EXPECT_TRUE(m["content"].is_string()) << m.dump();
+  EXPECT_EQ(m["content"], "");
+  EXPECT_TRUE(m["reasoning"].is_null());
+  m = answer("<|channel>thought\nHmm.<channel|>");
+  EXPECT_TRUE(m["content"].is_null()) << m.dump();
+  EXPECT_EQ(m["reasoning"], "Hmm.");
+  ctx_.options.reasoning_parser.clear();
+  EXPECT_EQ(answer("")["content"], "");
+}
+
 TEST_F(ServingTest, CompletionEchoLogprobsAndBatch) {
   engine_->set_script([](const engine::EngineRequest& r) {
     engine::RequestOutput out = Delta(0, Ids(" Paris."), FinishReason::kLength);
@@ -252,6 +278,23 @@ TEST_F(ServingTest, CompletionStreamChunksHaveEveryField) {
   EXPECT_EQ(s.events[0]["object"], "text_completion");
 }
 
+TEST_F(ServingTest, CompletionSuffixIsRefusedAsVllmDoes) {
+  Answer("x");
+  RecordingSink s = Completion(R"({"prompt":"def f(","suffix":"  return 1"})");
+  ASSERT_TRUE(s.error.has_value());
+  EXPECT_EQ(s.error->status.code(), StatusCode::kInvalidArgument);
+  EXPECT_FALSE(s.error->validation);  // "BadRequestError", not a schema error
+  EXPECT_EQ(s.error->status.message(), "suffix is not currently supported");
+  s = Completion(R"({"prompt":"def f(","suffix":"x","model":"nope"})");  // the model check comes first
+  ASSERT_TRUE(s.error.has_value());
+  EXPECT_EQ(s.error->status.code(), StatusCode::kNotFound);
+  s = Completion(R"({"prompt":"def f(","suffix":null,"max_tokens":1})");
+  EXPECT_FALSE(s.error.has_value());
+  s = Completion(R"({"prompt":"def f(","suffix":3})");
+  ASSERT_TRUE(s.error.has_value());
+  EXPECT_TRUE(s.error->validation);
+}
+
 TEST_F(ServingTest, ErrorsMatchVllm) {
   Answer("x");
   auto err = [&](const std::string& body) {
@@ -280,6 +323,12 @@ TEST_F(ServingTest, ErrorsMatchVllm) {
             "\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set");
   e = err(R"({"messages":"hi"})");
   EXPECT_TRUE(e.validation);
+  // An empty list reaches the template, which reads messages[0]: vLLM answers Jinja's text, with
+  // no template file or line in it.
+  e = err(R"({"messages":[]})");
+  EXPECT_FALSE(e.validation);
+  EXPECT_EQ(e.status.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(e.status.message(), "list object has no element 0");
   e = err("{not json");
   EXPECT_TRUE(e.validation);
 }

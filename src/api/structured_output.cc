@@ -100,6 +100,8 @@ std::optional<ApiError> BuildConstraint(const ServingContext& ctx, const Constra
       auto forced = constrain::ToolCallConstraint(*tools, *tc, in.parallel_tool_calls);
       if (!forced.ok()) return ConstraintError(forced.status());
       spec = std::move(*forced);
+      // vLLM hands the tools' parameter schemas to the same (strict by default) backend.
+      if (spec) spec->disable_additional_properties |= constrain::ClosesObjectsByDefault(so.config());
     }
   }
   if (!spec) {

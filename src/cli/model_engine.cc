@@ -53,6 +53,7 @@ Status CheckMaxModelLen(int64_t max_model_len, int64_t max_position_embeddings, 
 Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
   model::gemma4::ModelOptions mo;
   mo.quantization = o.quantization;
+  mo.compute_dtype = o.dtype;
   mo.num_threads = std::max(1, o.num_threads);
   std::shared_ptr<const model::WeightSource> source = o.source;
   if (!source) {
@@ -61,18 +62,30 @@ Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
   }
   GEMMAD_ASSIGN_OR_RETURN(auto model, model::gemma4::Model::Load(source, mo));
   const auto& cfg = model->config();
-  const int64_t max_model_len = o.max_model_len > 0 ? o.max_model_len : cfg.max_position_embeddings;
-  GEMMAD_RETURN_IF_ERROR(CheckMaxModelLen(max_model_len, cfg.max_position_embeddings, o.allow_long_max_model_len));
+  const int64_t derived_len = o.max_model_len > 0 ? o.max_model_len : cfg.max_position_embeddings;
+  GEMMAD_RETURN_IF_ERROR(CheckMaxModelLen(derived_len, cfg.max_position_embeddings, o.allow_long_max_model_len));
   model::KvCacheSpec spec = model->MakeKvCacheSpec(o.block_size, o.kv_cache_dtype);
 
   kv::KvPlanInput plan_in;
   plan_in.groups = runner::KvGroupsForSpec(spec);
   plan_in.block_size = o.block_size;
   plan_in.budget_bytes = o.kv_cache_bytes;
-  plan_in.max_model_len = max_model_len;
+  plan_in.max_model_len = derived_len;
   plan_in.max_num_seqs = o.max_num_seqs;
   plan_in.max_num_batched_tokens = o.max_num_batched_tokens;
+  plan_in.fit_max_model_len = o.max_model_len < 0;  // --max-model-len -1/auto
   GEMMAD_ASSIGN_OR_RETURN(kv::KvPlan plan, kv::PlanKvCache(plan_in));
+  const int64_t max_model_len = plan.max_model_len;
+  if (plan_in.fit_max_model_len) {
+    const double gib = static_cast<double>(o.kv_cache_bytes) / (1024.0 * 1024.0 * 1024.0);
+    if (max_model_len < derived_len) {
+      GEMMAD_LOG_INFO("Auto-fit max_model_len: reduced from {} to {} to fit in the KV cache space ({:.2f} GiB)",
+                      derived_len, max_model_len, gib);
+    } else {
+      GEMMAD_LOG_INFO("Auto-fit max_model_len: the full model context length {} fits in the KV cache space "
+                      "({:.2f} GiB)", max_model_len, gib);
+    }
+  }
 
   std::vector<int64_t> blocks;
   for (const auto& g : plan.groups) blocks.push_back(g.num_blocks);

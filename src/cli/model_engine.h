@@ -29,12 +29,14 @@ struct ModelEngineOptions {
   // first); else model_dir is opened as a safetensors directory.
   std::shared_ptr<const model::WeightSource> source;
   int64_t kv_cache_bytes = int64_t{4} << 30;  // VLLM_CPU_KVCACHE_SPACE (GiB) x 2^30
-  int64_t max_model_len = 0;                  // 0 = the model's max_position_embeddings
+  int64_t max_model_len = 0;                  // 0 = the model's max_position_embeddings; -1 = the
+                                              // largest up to it that the KV budget holds (auto)
   int32_t block_size = 16;
   int32_t max_num_seqs = 256;
   int32_t max_num_batched_tokens = 2048;
   bool enable_prefix_caching = true;
   std::optional<tensor::DType> kv_cache_dtype;  // --kv-cache-dtype; default: the model's dtype
+  std::optional<tensor::DType> dtype;           // --dtype (kBF16 or kF32); default: the checkpoint's
   std::optional<int32_t> eos_token_id;          // primary EOS; default: config eos_token_ids[0]
   int32_t max_logprobs = 20;
   uint64_t seed = 0;

@@ -14,9 +14,16 @@ Result<std::optional<std::string>> FindCheckpointChatTemplate(const std::string&
   return model::FindChatTemplate(dir);
 }
 
+io::HubSettings ServeHubSettings(const ServeOptions& o) {
+  io::HubSettings hub = io::HubSettingsFromEnv();
+  if (!o.hf_token.empty()) hub.token = o.hf_token;
+  if (!o.download_dir.empty()) hub.cache_dir = o.download_dir;
+  return hub;
+}
+
 Result<ServeModel> LoadServeModel(const ServeOptions& o) {
   ServeModel m;
-  io::HubSettings hub = io::HubSettingsFromEnv();
+  const io::HubSettings hub = ServeHubSettings(o);
   GEMMAD_ASSIGN_OR_RETURN(m.model_dir, io::ResolveModelPath(o.model, o.revision, hub));
   GEMMAD_ASSIGN_OR_RETURN(m.source, model::OpenSafetensorsDir(m.model_dir, /*show_progress=*/true));
   // The checkpoint's hints, unless --tokenizer names another place.

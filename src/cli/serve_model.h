@@ -10,6 +10,7 @@
 
 #include "base/result.h"
 #include "cli/serve_options.h"
+#include "io/hf_cache.h"
 #include "model/weight_source.h"
 #include "template/chat_template.h"
 #include "tokenizer/tokenizer.h"
@@ -24,6 +25,11 @@ struct ServeModel {
 };
 
 Result<ServeModel> LoadServeModel(const ServeOptions& options);
+
+// The hub settings of the environment (HF_HOME, HF_HUB_CACHE, HF_ENDPOINT, HF_TOKEN, ...) with
+// --hf-token as the Bearer token and --download-dir as the cache the model is looked up in and
+// downloaded to (vLLM passes it as huggingface_hub's cache_dir).
+io::HubSettings ServeHubSettings(const ServeOptions& options);
 
 // The checkpoint's own template: <dir>/chat_template.jinja, else tokenizer_config.json's
 // "chat_template" (a string, or a list of {name, template}: "default"); nullopt if none.

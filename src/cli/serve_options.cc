@@ -145,7 +145,18 @@ Status FillModelAndEngine(const ParsedFlags& f, EnvLookup env, ServeOptions& o) 
   if (!f.IsNull("revision")) o.revision = f.GetString("revision");
   o.tokenizer = f.GetString("tokenizer");
   o.tokenizer_revision = f.GetString("tokenizer-revision");
+  o.hf_token = f.GetString("hf-token");
+  o.download_dir = f.GetString("download-dir");
   o.dtype = f.GetString("dtype");
+  if (o.dtype == "bfloat16") {
+    o.compute_dtype = tensor::DType::kBF16;
+  } else if (o.dtype == "float" || o.dtype == "float32") {
+    o.compute_dtype = tensor::DType::kF32;
+  } else if (o.dtype == "half" || o.dtype == "float16") {
+    return InvalidArgumentError(fmt::format(
+        "--dtype {}: the CPU backend computes in float32 and keeps bf16 or f32 KV caches; use --dtype bfloat16, "
+        "float32 or auto", o.dtype));
+  }
   if (!f.IsNull("quantization")) {
     auto q = model::gemma4::ParseWeightQuantization(f.GetString("quantization"));
     if (!q.ok()) return q.status().WithPrefix("--quantization");

@@ -17,6 +17,7 @@
 #include "constrain/request.h"
 #include "cli/flag_parser.h"
 #include "model/gemma4/weight_quantization.h"
+#include "tensor/dtype.h"
 
 namespace gemmad::cli {
 
@@ -26,7 +27,12 @@ struct ServeOptions {
   std::string revision = "main";
   std::string tokenizer;  // empty: the model
   std::string tokenizer_revision;
+  std::string hf_token;      // --hf-token: Bearer token for hub downloads (over HF_TOKEN)
+  std::string download_dir;  // --download-dir: hub cache root for downloads (over the HF cache)
   std::string dtype = "auto";
+  // --dtype as the compute dtype: bfloat16 -> kBF16, float/float32 -> kF32, auto -> unset (the
+  // checkpoint's: bf16 for a bf16 embedding, else f32). half/float16 is a startup error.
+  std::optional<tensor::DType> compute_dtype;
   model::gemma4::WeightQuantization quantization = model::gemma4::WeightQuantization::kNone;  // --quantization
   std::optional<int64_t> max_model_len;  // unset: model config; -1: largest that fits
   uint64_t seed = 0;

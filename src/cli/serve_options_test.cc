@@ -101,6 +101,19 @@ TEST(ServeOptionsTest, MaxModelLenForms) {
   EXPECT_FALSE(Build({"m", "--max-model-len", "0"}).ok());
 }
 
+TEST(ServeOptionsTest, DtypeIsTheComputeDtype) {
+  EXPECT_FALSE(Build({"m"})->compute_dtype.has_value());  // auto: the checkpoint's
+  EXPECT_EQ(*Build({"m", "--dtype", "bfloat16"})->compute_dtype, tensor::DType::kBF16);
+  EXPECT_EQ(*Build({"m", "--dtype", "float32"})->compute_dtype, tensor::DType::kF32);
+  EXPECT_EQ(*Build({"m", "--dtype", "float"})->compute_dtype, tensor::DType::kF32);
+  auto half = Build({"m", "--dtype", "half"});
+  ASSERT_FALSE(half.ok());
+  EXPECT_NE(half.status().message().find("--dtype half"), std::string::npos) << half.status().message();
+  auto bad = Build({"m", "--dtype", "int8"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("invalid choice: 'int8'"), std::string::npos) << bad.status().message();
+}
+
 TEST(ServeOptionsTest, MmLimitsAllForms) {
   auto rich = Build({"m", "--limit-mm-per-prompt", R"({"image": {"count": 2, "width": 512}})"});
   ASSERT_TRUE(rich.ok()) << rich.status().ToString();

@@ -69,12 +69,7 @@ Result<ModelEngine> StartEngine(const ServeOptions& o, const ServeModel& m) {
   e.model_dir = m.model_dir;
   e.source = m.source;
   e.kv_cache_bytes = o.kv_cache_bytes;
-  if (o.max_model_len) {
-    if (*o.max_model_len < 0) {
-      return InvalidArgumentError("--max-model-len -1/auto (largest that fits) is not supported yet; pass a length");
-    }
-    e.max_model_len = *o.max_model_len;
-  }
+  if (o.max_model_len) e.max_model_len = *o.max_model_len;  // -1: auto (largest that fits)
   e.block_size = static_cast<int32_t>(o.block_size);
   e.max_num_seqs = static_cast<int32_t>(o.max_num_seqs);
   e.max_num_batched_tokens = static_cast<int32_t>(o.max_num_batched_tokens);
@@ -84,6 +79,7 @@ Result<ModelEngine> StartEngine(const ServeOptions& o, const ServeModel& m) {
   e.seed = o.seed;
   e.num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   e.quantization = o.quantization;
+  e.dtype = o.compute_dtype;
   e.iteration_timeout_s = o.engine_iteration_timeout_s;
   e.allow_long_max_model_len = o.allow_long_max_model_len;
   e.language_model_only = o.language_model_only;

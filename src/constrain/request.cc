@@ -246,6 +246,15 @@ Result<StructuredOutputsConfig> ParseStructuredOutputsConfig(std::string_view js
       return InvalidArgumentError(fmt::format("{}: unknown key", field));
     }
   }
+  // vLLM's StructuredOutputsConfig validator, word for word.
+  if (c.disable_any_whitespace && c.backend != "xgrammar" && c.backend != "guidance") {
+    return InvalidArgumentError(
+        "--structured-outputs-config: disable_any_whitespace is only supported for xgrammar and guidance backends.");
+  }
+  if (c.disable_additional_properties && c.backend != "guidance") {
+    return InvalidArgumentError(
+        "--structured-outputs-config: disable_additional_properties is only supported for the guidance backend.");
+  }
   return c;
 }
 
@@ -277,8 +286,12 @@ Result<std::optional<ConstraintSpec>> ParseRequestConstraint(const Json& body,
   }
   ConstraintSpec spec = std::move(found.front().spec);
   spec.disable_any_whitespace = options.disable_any_whitespace;
-  spec.disable_additional_properties = options.disable_additional_properties;
+  spec.disable_additional_properties = options.disable_additional_properties || ClosesObjectsByDefault(config);
   return std::optional<ConstraintSpec>(std::move(spec));
+}
+
+bool ClosesObjectsByDefault(const StructuredOutputsConfig& config) {
+  return config.backend != "guidance" || config.disable_additional_properties;
 }
 
 }  // namespace gemmad::constrain

@@ -41,8 +41,16 @@ Result<StructuredOutputsConfig> ParseStructuredOutputsConfig(std::string_view js
 //     `guided_whitespace_pattern` rejected as above) — accepted as aliases when neither of the
 //     above is present (a deliberate difference: vLLM >= 0.19 ignores them).
 // `config` supplies server-wide defaults for the whitespace/additionalProperties options.
+// JSON schema objects without `additionalProperties` are closed unless the backend is guidance
+// (ClosesObjectsByDefault); `"additionalProperties": true` or a schema is always honoured.
 Result<std::optional<ConstraintSpec>> ParseRequestConstraint(const nlohmann::ordered_json& body,
                                                              const StructuredOutputsConfig& config);
+
+// vLLM's default backend, xgrammar (chosen by "auto"), compiles JSON schemas in strict mode: an
+// object schema without `additionalProperties` admits no other keys, so `response_format=
+// PydanticModel` never gets extra keys. Only the guidance backend follows JSON Schema there
+// (extra keys allowed) unless disable_additional_properties. True when objects are closed.
+bool ClosesObjectsByDefault(const StructuredOutputsConfig& config);
 
 // The forced tool-call constraint (issue 8): for `tool_choice` "required" or a named function,
 // a kGemmaToolCalls spec over the request's `tools` (OpenAI format: [{"type":"function",

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "constrain/compiled_grammar.h"
+#include "constrain/matcher.h"
 #include "constrain/testing/small_vocab.h"
 
 namespace gemmad::constrain {
@@ -50,6 +51,14 @@ TEST(Request, Errors) {
   EXPECT_EQ(Parse(R"({"response_format":{"type":"yaml"}})").status().message(),
             "response_format.type: must be one of text, json_object, json_schema, got \"yaml\"");
   EXPECT_FALSE(ParseStructuredOutputsConfig(R"({"backend":"magic"})").ok());
+  // vLLM's validator: each option only where its backend has it.
+  EXPECT_EQ(ParseStructuredOutputsConfig(R"({"disable_additional_properties":true})").status().message(),
+            "--structured-outputs-config: disable_additional_properties is only supported for the guidance backend.");
+  EXPECT_TRUE(ParseStructuredOutputsConfig(R"({"backend":"guidance","disable_additional_properties":true})").ok());
+  EXPECT_EQ(ParseStructuredOutputsConfig(R"({"disable_any_whitespace":true})").status().message(),
+            "--structured-outputs-config: disable_any_whitespace is only supported for xgrammar and guidance "
+            "backends.");
+  EXPECT_TRUE(ParseStructuredOutputsConfig(R"({"backend":"xgrammar","disable_any_whitespace":true})").ok());
   auto cfg = ParseStructuredOutputsConfig(R"({"backend":"xgrammar","enable_in_reasoning":true})");
   ASSERT_TRUE(cfg.ok());
   EXPECT_TRUE(cfg->enable_in_reasoning);
@@ -69,6 +78,38 @@ TEST(Request, ToolChoice) {
   EXPECT_FALSE(ToolCallConstraint(tools, Json("auto"), true)->has_value());
   EXPECT_EQ(ToolCallConstraint(tools, Json::parse(R"({"function":{"name":"h"}})"), true).status().message(),
             "tool_choice: function \"h\" is not among the tools");
+}
+
+// Whether `text` is a complete match of the request's JSON schema constraint.
+bool SchemaAccepts(const StructuredOutputsConfig& config, const std::string& schema, std::string_view text) {
+  Json body = {{"structured_outputs", {{"json", Json::parse(schema)}}}};
+  auto spec = ParseRequestConstraint(body, config);
+  EXPECT_TRUE(spec.ok() && spec->has_value()) << spec.status().ToString();
+  auto g = Compile(**spec, testing::SmallVocab());
+  EXPECT_TRUE(g.ok()) << g.status().ToString();
+  Matcher m(*g);
+  return m.AcceptBytes(text) && m.CanTerminate();
+}
+
+TEST(Request, ObjectsWithoutAdditionalPropertiesAreClosedAsXgrammarDoes) {
+  // vLLM's default backend (auto -> xgrammar) is strict: no keys beyond `properties` unless the
+  // schema says `additionalProperties`; guidance follows JSON Schema unless told otherwise.
+  const std::string plain = R"({"type":"object","properties":{"a":{"type":"integer"}}})";
+  const std::string open = R"({"type":"object","properties":{"a":{"type":"integer"}},"additionalProperties":true})";
+  StructuredOutputsConfig config;
+  for (const char* backend : {"auto", "xgrammar", "outlines"}) {
+    config.backend = backend;
+    EXPECT_TRUE(ClosesObjectsByDefault(config)) << backend;
+    EXPECT_TRUE(SchemaAccepts(config, plain, R"({"a": 1})")) << backend;
+    EXPECT_FALSE(SchemaAccepts(config, plain, R"({"a": 1, "b": 2})")) << backend;
+    EXPECT_TRUE(SchemaAccepts(config, open, R"({"a": 1, "b": 2})")) << backend;
+  }
+  config.backend = "guidance";
+  EXPECT_FALSE(ClosesObjectsByDefault(config));
+  EXPECT_TRUE(SchemaAccepts(config, plain, R"({"a": 1, "b": 2})"));
+  config.disable_additional_properties = true;
+  EXPECT_FALSE(SchemaAccepts(config, plain, R"({"a": 1, "b": 2})"));
+  EXPECT_TRUE(SchemaAccepts(config, open, R"({"a": 1, "b": 2})"));
 }
 
 std::string CompileError(ConstraintKind kind, const std::string& text) {

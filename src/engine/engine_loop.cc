@@ -159,9 +159,16 @@ bool Engine::FinishChild(RequestRecord& rec, int index, FinishReason reason, std
   out.num_cached_tokens = c.num_cached;
   out.num_output_tokens = c.num_output;
   metrics_->OnChildFinished(rec, c, reason, Clock::now());
-  rec.channel->Push(std::move(out));
-  if (++rec.num_finished == rec.n) {
+  const bool last = ++rec.num_finished == rec.n;
+  if (last) {
+    // Published before the final output goes out, so that /metrics read right after the
+    // response already counts its tokens and its finish.
     metrics_->OnRequestFinished(rec);
+    metrics_->SetState(*scheduler_, healthy_, !accepting_);
+    metrics_->Publish();
+  }
+  rec.channel->Push(std::move(out));
+  if (last) {
     const uint64_t id = rec.id;
     records_.erase(id);  // `rec` is gone from here on
     MarkRequestDone(id);

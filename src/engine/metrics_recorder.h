@@ -1,6 +1,7 @@
 // MetricsRecorder: turns engine events (arrival, first scheduling, tokens, finishes, steps) into
 // the vLLM metrics of EngineMetrics. The engine thread records into a working copy and
-// publishes it once per loop iteration; Snapshot() copies the published one under a mutex.
+// publishes it once per loop iteration and before a finished request's final output is delivered
+// (so /metrics read after a response counts it); Snapshot() copies the published one under a mutex.
 #pragma once
 
 #include <mutex>

@@ -30,6 +30,25 @@ int64_t Bytes(const KvPlanInput& in, const std::vector<int64_t>& blocks) {
   return total;
 }
 
+// A shorter max_model_len only shrinks the sliding groups, so every length up to `fits` (which
+// fits with the sliding groups sized for in.max_model_len) fits too; a binary search finds the
+// largest length whose own plan holds one sequence of it.
+Result<KvPlan> PlanLongestFit(const KvPlanInput& in, int64_t fits) {
+  KvPlanInput t = in;
+  t.fit_max_model_len = false;
+  int64_t lo = fits, hi = in.max_model_len - 1;
+  while (lo < hi) {
+    t.max_model_len = lo + (hi - lo + 1) / 2;
+    if (PlanKvCache(t).ok()) {
+      lo = t.max_model_len;
+    } else {
+      hi = t.max_model_len - 1;
+    }
+  }
+  t.max_model_len = lo;
+  return PlanKvCache(t);
+}
+
 }  // namespace
 
 Result<KvPlan> PlanKvCache(const KvPlanInput& in) {
@@ -65,8 +84,10 @@ Result<KvPlan> PlanKvCache(const KvPlanInput& in) {
         "The KV cache budget of {:.4f} GiB cannot hold even one block per KV group; raise the KV "
         "cache space (VLLM_CPU_KVCACHE_SPACE).", gib));
   }
+  plan.max_model_len = in.max_model_len;
   if (plan.max_sequence_tokens < in.max_model_len) {
     const int64_t fit = probe.MaxSequenceTokens(in.max_num_batched_tokens, int64_t{1} << 40);
+    if (in.fit_max_model_len && fit >= 1) return PlanLongestFit(in, fit);
     return ResourceExhaustedError(fmt::format(
         "The KV cache budget of {:.2f} GiB holds at most {} tokens per sequence, less than "
         "max_model_len ({}). Lower --max-model-len to {} or less, or raise the KV cache space "

@@ -50,6 +50,30 @@ TEST(KvPlan, TooSmallBudgetNamesTheLargestLength) {
       << plan.status().message();
 }
 
+TEST(KvPlan, AutoMaxModelLenIsTheLargestThatFits) {
+  // --max-model-len -1/auto: the derived length when it fits, else the largest that does.
+  KvPlanInput in = E2bLike();
+  in.fit_max_model_len = true;
+  auto whole = PlanKvCache(in);
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  EXPECT_EQ(whole->max_model_len, 131072);
+  in.budget_bytes = int64_t{256} << 20;
+  auto plan = PlanKvCache(in);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_GT(plan->max_model_len, 14000);
+  EXPECT_LT(plan->max_model_len, 15000);
+  EXPECT_EQ(plan->max_sequence_tokens, plan->max_model_len);
+  EXPECT_LE(plan->total_bytes, in.budget_bytes);
+  in.fit_max_model_len = false;
+  in.max_model_len = plan->max_model_len;
+  EXPECT_TRUE(PlanKvCache(in).ok());
+  in.max_model_len = plan->max_model_len + 1;  // one more token no longer fits
+  EXPECT_EQ(PlanKvCache(in).status().code(), StatusCode::kResourceExhausted);
+  in.fit_max_model_len = true;
+  in.budget_bytes = 1000;  // not even one block: still an error
+  EXPECT_FALSE(PlanKvCache(in).ok());
+}
+
 TEST(KvPlan, BudgetBelowOneBlockIsAClearError) {
   KvPlanInput in = E2bLike();
   in.budget_bytes = 1000;

@@ -30,7 +30,7 @@ TEST(Registry, UnknownNamesListTheKnownOnes) {
 TEST(ToolCallIdGenerator, VllmShapeAndDeterministic) {
   ToolCallIdGenerator a(42), b(42), c(43);
   const std::string id = a.Next();
-  ASSERT_EQ(id.size(), std::string("chatcmpl-tool-").size() + 16);
+  ASSERT_EQ(id.size(), std::string("chatcmpl-tool-").size() + 32);
   EXPECT_EQ(id.rfind("chatcmpl-tool-", 0), 0u);
   EXPECT_EQ(id.find_first_not_of("0123456789abcdef", 14), std::string::npos);
   EXPECT_EQ(b.Next(), id);

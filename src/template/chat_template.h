@@ -57,6 +57,10 @@ class Template {
 
   const std::string& source() const;
   const std::string& name() const;
+  // A Render error's text without its "<name>:<line>:<column>: " prefix: what Jinja's exception
+  // says (vLLM answers a client that text; the location is for the server log). Other
+  // messages are returned unchanged.
+  std::string_view WithoutLocation(std::string_view message) const;
   // Top-level names the template reads without assigning them first (what
   // jinja2.meta.find_undeclared_variables reports), sorted.
   const std::vector<std::string>& undeclared_variables() const;

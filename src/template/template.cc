@@ -2,6 +2,7 @@
 // vLLM's content-format detection over the AST (does the template loop over
 // message['content']?).
 #include <algorithm>
+#include <cctype>
 #include <exception>
 #include <functional>
 #include <set>
@@ -142,6 +143,20 @@ const std::string& Template::name() const {
   static const std::string* empty = new std::string();
   return program_ ? program_->name : *empty;
 }
+std::string_view Template::WithoutLocation(std::string_view message) const {
+  const std::string& n = name();
+  if (message.size() <= n.size() || message.substr(0, n.size()) != n || message[n.size()] != ':') return message;
+  size_t i = n.size() + 1;
+  int colons = 0;
+  while (i < message.size() && (std::isdigit(static_cast<unsigned char>(message[i])) || message[i] == ':')) {
+    colons += message[i] == ':';
+    ++i;
+  }
+  // "<line>:<column>: " leaves i at the space after the second colon.
+  if (colons != 2 || i >= message.size() || message[i] != ' ' || message[i - 1] != ':') return message;
+  return message.substr(i + 1);
+}
+
 const std::vector<std::string>& Template::undeclared_variables() const {
   static const std::vector<std::string>* empty = new std::vector<std::string>();
   return program_ ? program_->undeclared : *empty;

@@ -8,7 +8,9 @@ The random e2e model repeats the last prompt token under greedy decoding, so the
 text continue an assistant message (continue_final_message) whose last token is a plain word;
 sampling tests use temperature 1.5 with top-k/top-p off, which gives varied tokens."""
 import json
+import re
 
+import openai
 import pytest
 
 import gemmad_e2e as e2e
@@ -39,7 +41,7 @@ def tokenize(server, **body):
 
 def test_basic_response_and_usage(server, client):
     r = chat(client, temperature=0)
-    assert r.id.startswith("chatcmpl-") and r.object == "chat.completion" and r.model == MODEL
+    assert re.fullmatch(r"chatcmpl-[0-9a-f]{32}", r.id) and r.object == "chat.completion" and r.model == MODEL
     (c,) = r.choices
     assert c.index == 0 and c.message.role == "assistant"
     assert c.message.content == " is is is is is"
@@ -50,6 +52,15 @@ def test_basic_response_and_usage(server, client):
     assert r.prompt_token_ids == t["tokens"]
     assert r.usage.prompt_tokens == t["count"]
     assert r.usage.completion_tokens == 5 and r.usage.total_tokens == t["count"] + 5
+
+
+def test_empty_messages_is_the_template_error(client):
+    # vLLM renders [] and answers the Jinja error of the template's messages[0] read, as a 400
+    # BadRequestError; no template file or line reaches the client.
+    with pytest.raises(openai.BadRequestError) as e:
+        client.chat.completions.create(model=MODEL, messages=[], max_tokens=1)
+    assert e.value.body["message"] == "list object has no element 0"
+    assert e.value.body["type"] == "BadRequestError"
 
 
 def test_generation_prompt_role_and_ids(client):

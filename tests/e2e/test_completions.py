@@ -6,7 +6,9 @@ return_tokens_as_token_ids, include_stop_str_in_output, the default max_tokens o
 Greedy decoding on the random e2e model repeats the last prompt token; "Hello world" therefore
 continues with " world world ..."."""
 import json
+import re
 
+import openai
 import pytest
 
 import gemmad_e2e as e2e
@@ -43,9 +45,28 @@ def test_text_prompt_greedy(server, client):
     assert r.usage.total_tokens == len(ids) + 4
 
 
+def test_suffix_is_refused(client):
+    # vLLM: "suffix is not currently supported" (400), after the model check; null is fine.
+    with pytest.raises(openai.BadRequestError) as e:
+        client.completions.create(model=MODEL, prompt="def f(", suffix="    return x", max_tokens=2)
+    assert e.value.status_code == 400
+    assert e.value.body["message"] == "suffix is not currently supported"
+    assert e.value.body["type"] == "BadRequestError"
+    with pytest.raises(openai.NotFoundError):
+        client.completions.create(model="nope", prompt="def f(", suffix="x", max_tokens=2)
+    assert comp(client, max_tokens=1, extra={"suffix": None}).choices[0].finish_reason == "length"
+
+
 def test_default_max_tokens_is_16(client):
     r = comp(client, temperature=0)
     assert r.usage.completion_tokens == 16 and r.choices[0].finish_reason == "length"
+
+
+def test_ids_are_32_hex_digits(client):
+    # vLLM: f"cmpl-{random_uuid()}", uuid4().hex.
+    assert re.fullmatch(r"cmpl-[0-9a-f]{32}", comp(client, max_tokens=1).id)
+    chunks = list(client.completions.create(model=MODEL, prompt="Hi", max_tokens=1, stream=True))
+    assert re.fullmatch(r"cmpl-[0-9a-f]{32}", chunks[0].id)
 
 
 def test_add_special_tokens_false(server, client):

@@ -4,7 +4,6 @@ amounts), /tokenize and /detokenize in prompt and chat form, the chat form check
 prompt a chat request really used."""
 import json
 import re
-import time
 
 import pytest
 
@@ -31,7 +30,7 @@ def test_models(server):
     tok = post(server, "/tokenize", {"prompt": "x"})
     assert m["max_model_len"] == tok["max_model_len"] > 0
     perm = m["permission"][0]
-    assert re.fullmatch(r"modelperm-[0-9a-f]{16}", perm["id"])
+    assert re.fullmatch(r"modelperm-[0-9a-f]{32}", perm["id"])
     assert perm["object"] == "model_permission" and perm["allow_sampling"] is True and perm["organization"] == "*"
     # The openai client parses it.
     assert [x.id for x in server.client().models.list().data] == [MODEL]
@@ -94,10 +93,6 @@ def test_metrics_format(server):
     assert les[:4] == ["0.001", "0.005", "0.01", "0.02"] and les[-1] == "+Inf"
 
 
-def _total(m, name):
-    return sum(v for k, v in m.items() if k.split("{")[0] == name)
-
-
 def _success(m, reason):
     return sum(v for k, v in m.items()
                if k.startswith("vllm:request_success_total{") and f'finished_reason="{reason}"' in k)
@@ -114,15 +109,8 @@ def test_metrics_counters_move(server):
     assert r3.choices[0].finish_reason == "stop"
     prompt = r1.usage.prompt_tokens + r2.usage.prompt_tokens + r3.usage.prompt_tokens
     gen = r1.usage.completion_tokens + r2.usage.completion_tokens + r3.usage.completion_tokens
-    # The engine publishes its counters after the step that finished a request (vLLM's stats
-    # logger also runs after the outputs went out), so wait briefly for them to settle.
-    deadline = time.time() + 5
-    while True:
-        after = server.metrics()
-        if _total(after, "vllm:prompt_tokens_total") - _total(before, "vllm:prompt_tokens_total") >= prompt \
-                or time.time() > deadline:
-            break
-        time.sleep(0.05)
+    # Read at once: the engine publishes a request's counters before its response goes out.
+    after = server.metrics()
 
     def delta(name):
         return sum(v for k, v in after.items() if k.split("{")[0] == name) - \

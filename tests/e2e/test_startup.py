@@ -1,4 +1,5 @@
 """Startup validation of `gemmad serve`, as vLLM: one clear error line, exit code 2, no server."""
+import json
 import subprocess
 
 import gemmad_e2e as e2e
@@ -34,6 +35,28 @@ def test_max_model_len_beyond_kv_budget_names_largest_fit():
                         env={"VLLM_CPU_KVCACHE_SPACE": "0.001"})
     assert rc == 2, out
     assert "max_model_len" in out and "VLLM_CPU_KVCACHE_SPACE" in out, out
+
+
+def served_max_model_len(s):
+    status, _, body = e2e.http("GET", s.base_url + "/v1/models")
+    assert status == 200
+    return json.loads(body)["data"][0]["max_model_len"]
+
+
+def test_max_model_len_auto_is_the_largest_the_kv_budget_holds():
+    # vLLM: -1/auto = the derived length (max_position_embeddings) when it fits, else the
+    # largest length the KV cache holds.
+    with e2e.Server([e2e.DEFAULT_REPO, "--max-model-len", "-1"], name="startup") as s:
+        assert served_max_model_len(s) == 131072
+    tiny = {"VLLM_CPU_KVCACHE_SPACE": "0.001"}
+    with e2e.Server([e2e.DEFAULT_REPO, "--max-model-len", "auto"], env=tiny, name="startup") as s:
+        fit = served_max_model_len(s)
+        assert f"Auto-fit max_model_len: reduced from 131072 to {fit}" in s.log()
+    assert 0 < fit < 131072
+    with e2e.Server([e2e.DEFAULT_REPO, "--max-model-len", str(fit)], env=tiny, name="startup") as s:
+        assert served_max_model_len(s) == fit
+    rc, out = run_serve([e2e.DEFAULT_REPO, "--max-model-len", str(fit + 1)], env=tiny)
+    assert rc == 2 and f"max_model_len ({fit + 1})" in out, out
 
 
 def test_unknown_flag_suggests():

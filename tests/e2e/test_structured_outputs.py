@@ -258,12 +258,49 @@ def test_enable_in_reasoning_constrains_thinking_too():
         check_json(r.choices[0].message.content, PERSON)
 
 
+def test_schema_without_additional_properties_is_closed(tmp_path):
+    """vLLM's default backend (auto -> xgrammar) compiles schemas strictly: an object that does not
+    say `additionalProperties` takes no other keys, so a Pydantic model's schema never gets extra
+    keys. The model is scripted (gemmad-testing) to add one; the guidance backend, which follows
+    JSON Schema, lets it through, which shows the script would have added it."""
+    import pydantic
+
+    class Pet(pydantic.BaseModel):
+        name: str
+        age: int
+
+    schema = Pet.model_json_schema()
+    assert "additionalProperties" not in schema
+    got = {}
+    for backend in ("auto", "guidance"):
+        path = tmp_path / f"script-{backend}.jsonl"
+        path.write_text("")
+        with e2e.Server([MODEL, "--structured-outputs-config", json.dumps({"backend": backend})],
+                        env={"GEMMAD_TEST_SCRIPTED_OUTPUT": str(path)}, bin=e2e.TESTING_BIN,
+                        name="so-closed") as s:
+            s.script_path = str(path)
+            e2e.script_output(s, {"model": MODEL, "messages": MSG}, '{"name": "Rex", "age": 3, "owner": "Ann"}<turn|>')
+            r = chat(s.client(), su.termination_bias(s), max_tokens=60, temperature=0,
+                     response_format={"type": "json_schema", "json_schema": {"name": "Pet", "schema": schema}})
+            got[backend] = json.loads(r.choices[0].message.content)
+    assert got["auto"] == {"name": "Rex", "age": 3}
+    assert Pet.model_validate(got["auto"])
+    assert got["guidance"] == {"name": "Rex", "age": 3, "owner": "Ann"}
+
+
 def test_bad_structured_outputs_config_fails_startup():
     s = e2e.Server([MODEL, "--structured-outputs-config", '{"backend": "magic"}'], name="so-bad-config")
     with pytest.raises(RuntimeError) as e:
         s.start()
     assert "exited with 2" in str(e.value)
     assert "backend" in str(e.value)
+    # vLLM's validator: disable_additional_properties only with the guidance backend.
+    s = e2e.Server([MODEL, "--structured-outputs-config", '{"disable_additional_properties": true}'],
+                   name="so-bad-config")
+    with pytest.raises(RuntimeError) as e:
+        s.start()
+    assert "exited with 2" in str(e.value)
+    assert "disable_additional_properties is only supported for the guidance backend." in str(e.value)
 
 
 def test_generated_schemas(server, capsys):

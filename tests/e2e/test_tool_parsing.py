@@ -142,6 +142,20 @@ def test_plain_answer(scripted):
     assert r == {"content": "Hello, world! Ünïcödé ☺", "reasoning": None, "calls": [], "finish": "stop"}
 
 
+def test_only_special_tokens_give_empty_content(scripted):
+    # vLLM: the parsers' text, "" included, is the content; null only after tool calls or a
+    # thinking channel with nothing after it.
+    c = scripted.client()
+    m = msg("case nothing to say")
+    script(scripted, m, TURN_END)
+    r = full(c, m)
+    assert r == {"content": "", "reasoning": None, "calls": [], "finish": "stop"}
+    m = msg("case nothing after thinking")
+    script(scripted, m, "<|channel>thought\nNothing to add.<channel|>" + TURN_END, kwargs=THINK)
+    r = full(c, m, kwargs=THINK)
+    assert r["content"] is None and r["reasoning"] == "Nothing to add."
+
+
 def test_single_tool_call(scripted):
     c = scripted.client()
     m = msg("case single call")

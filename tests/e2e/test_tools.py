@@ -6,6 +6,7 @@ arguments satisfying the tool's JSON schema, so on random weights every call mus
 arguments must validate; finish_reason is "tool_calls" for required and "stop" for named.
 """
 import json
+import re
 
 import jsonschema
 import openai
@@ -66,7 +67,7 @@ def check_calls(calls, names=None):
     ids = set()
     for c in calls:
         assert c.type == "function"
-        assert c.id and c.id.startswith("chatcmpl-tool-") and c.id not in ids
+        assert re.fullmatch(r"chatcmpl-tool-[0-9a-f]{32}", c.id) and c.id not in ids  # vLLM: uuid4().hex
         ids.add(c.id)
         assert c.function.name in (names or SCHEMAS)
         args = json.loads(c.function.arguments)

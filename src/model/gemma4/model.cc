@@ -59,6 +59,12 @@ Result<std::unique_ptr<Model>> Model::FromCheckpoint(Checkpoint checkpoint, cons
     return *v;
   };
   GEMMAD_ASSIGN_OR_RETURN(m->weights_, BindWeights(c, lookup, ""));
+  if (model_options.compute_dtype) {
+    if (*model_options.compute_dtype != tensor::DType::kBF16 && *model_options.compute_dtype != tensor::DType::kF32) {
+      return InvalidArgumentError("the compute dtype must be bfloat16 or float32");
+    }
+    m->weights_.compute_dtype = *model_options.compute_dtype;
+  }
   // Before anything reads them: the streamed matrices' page-cache misses come in as 2 MiB folios;
   // a PLE-table miss reads its own pages only (EmbedTokens asks for each row's pages ahead).
   for (const tensor::TensorView* v : StreamedMatrices(&m->weights_)) {

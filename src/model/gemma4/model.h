@@ -36,6 +36,10 @@ using HiddenStates = std::vector<std::vector<float>>;
 struct ModelOptions {
   WeightQuantization quantization = WeightQuantization::kNone;  // --quantization
   int num_threads = 1;  // threads for load-time work (quantization)
+  // --dtype: the compute dtype (kBF16 or kF32): the KV cache element type and the bf16 rounding of
+  // the embedding scales. Weights stay as stored; activations are f32 either way. Unset: bf16
+  // when the embedding is stored in bf16, else f32.
+  std::optional<tensor::DType> compute_dtype;
 };
 
 class Model {

@@ -47,12 +47,16 @@ ParsedMessage ParseToolCalls(ToolCallParser& parser, std::string_view text) {
 ToolCallIdGenerator::ToolCallIdGenerator(uint64_t seed) : state_(seed) {}
 
 std::string ToolCallIdGenerator::Next() {
-  // splitmix64: every seed gives a full-period, well-mixed sequence.
-  uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return fmt::format("chatcmpl-tool-{:016x}", z);
+  // splitmix64: every seed gives a full-period, well-mixed sequence; two draws make the 128 bits
+  // of vLLM's uuid4().hex.
+  const auto draw = [this] {
+    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  };
+  const uint64_t hi = draw();
+  return fmt::format("chatcmpl-tool-{:016x}{:016x}", hi, draw());
 }
 
 }  // namespace gemmad::parse

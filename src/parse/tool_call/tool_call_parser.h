@@ -44,7 +44,7 @@ Result<std::unique_ptr<ToolCallParser>> MakeToolCallParser(std::string_view name
                                                            const ToolCallOptions& options);
 std::vector<std::string> ToolCallParserNames();
 
-// vLLM-style ids: "chatcmpl-tool-" + 16 lowercase hex digits. Deterministic for a given seed.
+// vLLM-style ids: "chatcmpl-tool-" + 32 lowercase hex digits (make_tool_call_id: uuid4().hex). Deterministic for a given seed.
 class ToolCallIdGenerator {
  public:
   explicit ToolCallIdGenerator(uint64_t seed);
