@@ -33,6 +33,15 @@ void ConnStream::ShutdownSend() {
       v_);
 }
 
+void ConnStream::Cancel() {
+  std::visit(
+      [](auto& s) {
+        boost::system::error_code ignored;
+        Lowest(s).cancel(ignored);
+      },
+      v_);
+}
+
 void ConnStream::Close() {
   std::visit(
       [](auto& s) {

@@ -58,9 +58,23 @@ class ConnStream {
         v_);
   }
 
-  // Ends sending (TCP FIN; no TLS close_notify) / closes the socket; pending operations end with
-  // operation_aborted. Errors are ignored: the peer may be gone.
+  // TLS only: sends close_notify, then completes when the peer answers or closes (bound it).
+  template <class Handler>
+  void async_shutdown(Handler&& handler) {
+    std::visit(
+        [&](auto& s) {
+          using S = std::decay_t<decltype(s)>;
+          if constexpr (std::is_same_v<S, TlsTcp> || std::is_same_v<S, TlsUnix>) {
+            s.async_shutdown(std::forward<Handler>(handler));
+          }
+        },
+        v_);
+  }
+
+  // Ends sending (TCP FIN, no close_notify) / cancels pending operations (they end with
+  // operation_aborted) / closes the socket. Errors are ignored: the peer may be gone.
   void ShutdownSend();
+  void Cancel();
   void Close();
 
  private:

@@ -96,6 +96,10 @@ void Connection::ArmIdleTimer() {
 }
 
 void Connection::OnHeader(beast::error_code ec) {
+  if (tls_closing_) {
+    reading_ = false;
+    return SendCloseNotify();
+  }
   if (ec) {
     reading_ = false;
     if (ec == http::error::header_limit) return RejectAndClose(400, "Request header too large");
@@ -132,6 +136,7 @@ void Connection::ReadBody() {
 void Connection::OnBody(beast::error_code ec) {
   reading_ = false;
   body_timer_.cancel();
+  if (tls_closing_) return SendCloseNotify();
   if (ec == http::error::body_limit) return RejectAndClose(413, "Request body too large");
   if (IsMalformed(ec)) return WriteAndClose(InvalidRequestResponse());
   if (ec) return Closed();
@@ -200,6 +205,7 @@ void Connection::OnExchangeWritten() {
   owner_.ExchangeEnded();
   if (closed_) return;
   if (!keep) {
+    if (stream_->is_tls()) return CloseTls();
     stream_->ShutdownSend();
     return CloseNow();
   }
@@ -213,6 +219,25 @@ void Connection::OnExchangeWritten() {
   } else {
     ReadHeader();
   }
+}
+
+// As asyncio's TLS transport does on close: a close_notify, so that a client reading to the end
+// of the stream sees a clean end. A peer that neither answers nor closes is cut after a second.
+void Connection::CloseTls() {
+  tls_closing_ = true;
+  idle_timer_.expires_after(std::chrono::seconds(1));
+  idle_timer_.async_wait(asio::bind_executor(strand_, [self = shared_from_this()](beast::error_code ec) {
+    if (!ec) self->Closed();
+  }));
+  if (!reading_) return SendCloseNotify();
+  stream_->Cancel();  // the pending read ends with operation_aborted, then OnHeader/OnBody send it
+}
+
+void Connection::SendCloseNotify() {
+  if (closed_) return;
+  stream_->async_shutdown(asio::bind_executor(strand_, [self = shared_from_this()](beast::error_code) {
+    self->Closed();
+  }));
 }
 
 void Connection::RejectAndClose(int status, std::string detail) {

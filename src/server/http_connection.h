@@ -67,6 +67,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
  private:
   void Handshake();
+  void CloseTls();         // after a last response: close_notify, then close (bounded)
+  void SendCloseNotify();
   void ReadHeader();
   void OnHeader(boost::beast::error_code ec);
   void ReadBody();
@@ -94,6 +96,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool in_exchange_ = false;
   bool close_after_exchange_ = false;
   bool closed_ = false;
+  bool tls_closing_ = false;  // CloseTls started: reads end, close_notify follows
   std::optional<HttpRequest> stashed_;  // a pipelined request waiting for the current one
   std::shared_ptr<ConnectionResponder> responder_;
 };

@@ -8,6 +8,7 @@
 #include <sys/un.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 
@@ -101,7 +102,10 @@ bool MakeCertificate(const fs::path& dir) {
 
 // One request over TLS on the connected socket `fd` (closed here) with an OpenSSL client that
 // trusts `ca`; the raw response, or "" when the handshake failed.
-std::string TlsRoundTrip(int fd, const fs::path& ca, const std::string& request, const fs::path& client_dir = {}) {
+// `clean_close`: set when the server ended the stream with a TLS close_notify.
+std::string TlsRoundTrip(int fd, const fs::path& ca, const std::string& request, const fs::path& client_dir = {},
+                         bool* clean_close = nullptr) {
+  std::signal(SIGPIPE, SIG_IGN);  // OpenSSL writes with write(): a refused client must not die
   SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
   SSL_CTX_load_verify_locations(ctx, ca.c_str(), nullptr);
   if (!client_dir.empty()) {  // the client presents the same self-signed certificate
@@ -117,6 +121,7 @@ std::string TlsRoundTrip(int fd, const fs::path& ca, const std::string& request,
     char buf[4096];
     int n;
     while ((n = SSL_read(ssl, buf, sizeof(buf))) > 0) out.append(buf, static_cast<size_t>(n));
+    if (clean_close) *clean_close = SSL_get_error(ssl, n) == SSL_ERROR_ZERO_RETURN;
   }
   SSL_free(ssl);
   SSL_CTX_free(ctx);
@@ -134,10 +139,16 @@ TEST(TransportTest, TlsServesAndRefusesPlainHttpAndSilentClients) {
   options.tls_handshake_timeout = std::chrono::milliseconds(300);
   auto server = Start(options);
   ASSERT_TRUE(server);
+  bool clean = false;
   std::string resp = TlsRoundTrip(Connect(server->port()), dir / "cert.pem",
-                                  "GET /secure HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+                                  "GET /secure HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n", {}, &clean);
   EXPECT_EQ(resp.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << resp;
   EXPECT_NE(resp.find("GET /secure"), std::string::npos);
+  EXPECT_TRUE(clean);  // close_notify after the last response
+  // uvicorn's 400 over TLS too, ended by close_notify (its body runs to the end of the stream).
+  clean = false;
+  EXPECT_EQ(TlsRoundTrip(Connect(server->port()), dir / "cert.pem", "GARBAGE\r\n\r\n", {}, &clean), kUvicorn400);
+  EXPECT_TRUE(clean);
   // Plain HTTP to the TLS port: closed, no HTTP answer, no hang.
   std::string plain = RoundTrip(server->port(), "GET / HTTP/1.1\r\nHost: a\r\n\r\n");
   EXPECT_EQ(plain.find("HTTP/1.1"), std::string::npos) << plain;
