@@ -199,6 +199,28 @@ TEST(TransportTest, ClientCertificateRequired) {
   fs::remove_all(dir);
 }
 
+TEST(TransportTest, ClientCertificateOptional) {
+  fs::path dir = TempDir("otls");
+  fs::path other = TempDir("otls_other");
+  ASSERT_TRUE(MakeCertificate(dir));
+  ASSERT_TRUE(MakeCertificate(other));
+  HttpServerOptions options;
+  options.tls.certfile = (dir / "cert.pem").string();
+  options.tls.keyfile = (dir / "key.pem").string();
+  options.tls.ca_certs = (dir / "cert.pem").string();
+  options.tls.cert_reqs = 1;
+  auto server = Start(options);
+  ASSERT_TRUE(server);
+  const std::string request = "GET /o HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n";
+  // Without a certificate: served; with a trusted one: served; with one the CA did not sign: refused.
+  EXPECT_EQ(TlsRoundTrip(Connect(server->port()), dir / "cert.pem", request).rfind("HTTP/1.1 200 OK", 0), 0u);
+  EXPECT_EQ(TlsRoundTrip(Connect(server->port()), dir / "cert.pem", request, dir).rfind("HTTP/1.1 200 OK", 0), 0u);
+  EXPECT_EQ(TlsRoundTrip(Connect(server->port()), dir / "cert.pem", request, other), "");
+  server->Stop();
+  fs::remove_all(dir);
+  fs::remove_all(other);
+}
+
 TEST(TransportTest, BadTlsFilesAreStartupErrors) {
   fs::path dir = TempDir("badtls");
   ASSERT_TRUE(MakeCertificate(dir));
