@@ -57,11 +57,13 @@ void Connection::Start() {
 // A failed handshake (plain HTTP sent to a TLS port, an untrusted client certificate) closes the
 // connection without an answer, as uvicorn does; one that never completes is cut by the timer.
 void Connection::Handshake() {
+  handshaking_ = true;
   idle_timer_.expires_after(owner_.options().tls_handshake_timeout);
   idle_timer_.async_wait(asio::bind_executor(strand_, [self = shared_from_this()](beast::error_code ec) {
-    if (!ec && !self->closed_) self->Closed();
+    if (!ec && self->handshaking_) self->Closed();  // an expiry queued as the handshake ended is stale
   }));
   stream_->async_handshake(asio::bind_executor(strand_, [self = shared_from_this()](beast::error_code ec) {
+    self->handshaking_ = false;
     self->idle_timer_.cancel();
     if (ec || self->closed_) return self->Closed();
     self->ReadHeader();

@@ -96,6 +96,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool in_exchange_ = false;
   bool close_after_exchange_ = false;
   bool closed_ = false;
+  bool handshaking_ = false;
   bool tls_closing_ = false;  // CloseTls started: reads end, close_notify follows
   std::optional<HttpRequest> stashed_;  // a pipelined request waiting for the current one
   std::shared_ptr<ConnectionResponder> responder_;
