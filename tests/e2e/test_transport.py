@@ -9,7 +9,6 @@ import re
 import socket
 import ssl
 import subprocess
-import tempfile
 
 import pytest
 
@@ -127,8 +126,8 @@ def test_cors_restricted_with_credentials():
         assert status == 401 and "access-control-allow-origin" not in h
 
 
-def test_uds():
-    path = os.path.join(tempfile.mkdtemp(prefix="gemmad-uds-"), "g.sock")
+def test_uds(tmp_path):
+    path = str(tmp_path / "g.sock")
 
     def ready():
         out = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--unix-socket", path,
