@@ -68,7 +68,12 @@ int RunServe(const std::vector<std::string>& args) {
     GEMMAD_LOG_ERROR("{}", failure.status.message());
     return failure.exit_code();
   }
-  GEMMAD_LOG_INFO("Starting gemmad API server on http://{}:{}", o.host, serving->port());
+  if (o.uds.empty()) {
+    GEMMAD_LOG_INFO("Starting gemmad API server on http{}://{}:{}", o.ssl_certfile.empty() ? "" : "s", o.host,
+                    serving->port());
+  } else {
+    GEMMAD_LOG_INFO("Starting gemmad API server on unix:{}", o.uds);
+  }
   GEMMAD_LOG_INFO("Available routes: /v1/chat/completions, /v1/completions, /v1/models, /tokenize, /detokenize, "
                   "/health, /ping, /version, /metrics, / (web chat page)");
   GEMMAD_LOG_INFO("Application startup complete.");

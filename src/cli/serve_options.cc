@@ -23,9 +23,6 @@ Status CheckUnsupported(const ParsedFlags& f) {
           "--{} {}: multi-device parallelism is not implemented yet (only 1 is supported)", name, f.GetInt(name)));
     }
   }
-  for (const char* name : {"ssl-keyfile", "ssl-certfile", "ssl-ca-certs"}) {
-    if (!f.IsNull(name)) return InvalidArgumentError(fmt::format("--{}: TLS is not implemented yet", name));
-  }
   if (!f.IsNull("config")) {
     return InvalidArgumentError("--config: YAML config files are not supported yet; pass the flags directly");
   }
@@ -73,6 +70,45 @@ Result<int64_t> KvCacheBytes(const ParsedFlags& f, EnvLookup env) {
   }
   if (*v == 0) return int64_t{4} << 30;  // vLLM: 0 means the default
   return static_cast<int64_t>(*v * static_cast<double>(int64_t{1} << 30));
+}
+
+// vLLM reads the CORS lists with json.loads: a JSON list of strings.
+Result<std::vector<std::string>> StringListJson(const ParsedFlags& f, const char* name) {
+  const json& v = f.GetJson(name);
+  std::vector<std::string> out;
+  bool ok = v.is_array();
+  for (size_t i = 0; ok && i < v.size(); ++i) {
+    ok = v[i].is_string();
+    if (ok) out.push_back(v[i].get<std::string>());
+  }
+  if (!ok) {
+    return InvalidArgumentError(
+        fmt::format("--{}: expected a JSON list of strings (e.g. '[\"https://app.example\"]'), got {}", name, v.dump()));
+  }
+  return out;
+}
+
+// --uds, --root-path, CORS and TLS (uvicorn's ssl options).
+Status FillTransport(const ParsedFlags& f, ServeOptions& o) {
+  o.uds = f.GetString("uds");
+  o.root_path = f.GetString("root-path");
+  GEMMAD_ASSIGN_OR_RETURN(o.allowed_origins, StringListJson(f, "allowed-origins"));
+  GEMMAD_ASSIGN_OR_RETURN(o.allowed_methods, StringListJson(f, "allowed-methods"));
+  GEMMAD_ASSIGN_OR_RETURN(o.allowed_headers, StringListJson(f, "allowed-headers"));
+  o.allow_credentials = f.GetBool("allow-credentials");
+  o.ssl_certfile = f.GetString("ssl-certfile");
+  o.ssl_keyfile = f.GetString("ssl-keyfile");
+  o.ssl_ca_certs = f.GetString("ssl-ca-certs");
+  o.ssl_ciphers = f.GetString("ssl-ciphers");
+  const int64_t reqs = f.GetInt("ssl-cert-reqs");
+  if (reqs < 0 || reqs > 2) {
+    return InvalidArgumentError(fmt::format("--ssl-cert-reqs {}: must be 0 (none), 1 (optional) or 2 (required)", reqs));
+  }
+  o.ssl_cert_reqs = static_cast<int>(reqs);
+  if (!o.ssl_keyfile.empty() && o.ssl_certfile.empty()) {
+    return InvalidArgumentError("--ssl-keyfile requires --ssl-certfile");
+  }
+  return OkStatus();
 }
 
 Status FillFrontend(const ParsedFlags& f, EnvLookup env, ServeOptions& o) {
@@ -254,6 +290,7 @@ Result<ServeOptions> BuildServeOptions(const ParsedFlags& flags, EnvLookup env) 
   if (o.model.empty()) return InvalidArgumentError("no model given: gemmad serve MODEL [flags] (or --model MODEL)");
   GEMMAD_RETURN_IF_ERROR(CheckUnsupported(flags));
   GEMMAD_RETURN_IF_ERROR(FillFrontend(flags, env, o));
+  GEMMAD_RETURN_IF_ERROR(FillTransport(flags, o));
   GEMMAD_RETURN_IF_ERROR(FillModelAndEngine(flags, env, o));
   GEMMAD_RETURN_IF_ERROR(FillLimits(flags, o));
   for (const FlagSpec& spec : ServeFlagTable()) {

@@ -40,6 +40,17 @@ struct ServeOptions {
   // Frontend.
   std::string host = "0.0.0.0";
   int port = 8000;
+  std::string uds;        // --uds: a Unix domain socket path instead of host/port
+  std::string root_path;  // --root-path
+  std::vector<std::string> allowed_origins{"*"};  // CORS (Starlette's CORSMiddleware)
+  std::vector<std::string> allowed_methods{"*"};
+  std::vector<std::string> allowed_headers{"*"};
+  bool allow_credentials = false;
+  std::string ssl_certfile;  // TLS when set (uvicorn: the key may be in the same file)
+  std::string ssl_keyfile;
+  std::string ssl_ca_certs;
+  int ssl_cert_reqs = 0;  // 0 none, 1 optional, 2 required
+  std::string ssl_ciphers;
   std::vector<std::string> api_keys;
   std::vector<std::string> served_model_names;  // never empty after validation
   bool enable_request_id_headers = false;

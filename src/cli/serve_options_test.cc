@@ -128,9 +128,35 @@ TEST(ServeOptionsTest, IneffectiveFlagsAreListedForLogging) {
   EXPECT_EQ(o->ineffective_flags_set, (std::vector<std::string>{"gpu-memory-utilization", "async-scheduling"}));
 }
 
-TEST(ServeOptionsTest, TlsAndConfigFilesAreClearErrors) {
-  EXPECT_FALSE(Build({"m", "--ssl-keyfile", "k.pem"}).ok());
+TEST(ServeOptionsTest, ConfigFilesAreAClearError) {
   EXPECT_FALSE(Build({"m", "--config", "c.yaml"}).ok());
+}
+
+TEST(ServeOptionsTest, TransportFlags) {
+  auto d = Build({"m"});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->allowed_origins, std::vector<std::string>{"*"});
+  EXPECT_EQ(d->allowed_methods, std::vector<std::string>{"*"});
+  EXPECT_EQ(d->allowed_headers, std::vector<std::string>{"*"});
+  EXPECT_FALSE(d->allow_credentials);
+  EXPECT_EQ(d->ssl_cert_reqs, 0);
+  EXPECT_TRUE(d->ssl_certfile.empty() && d->uds.empty() && d->root_path.empty());
+  auto o = Build({"m", "--allowed-origins", R"(["https://a.example", "https://b.example"])", "--allow-credentials",
+                  "--ssl-certfile", "c.pem", "--ssl-keyfile", "k.pem", "--ssl-cert-reqs", "2", "--uds", "/tmp/s",
+                  "--root-path", "/api"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->allowed_origins, (std::vector<std::string>{"https://a.example", "https://b.example"}));
+  EXPECT_TRUE(o->allow_credentials);
+  EXPECT_EQ(o->ssl_cert_reqs, 2);
+  EXPECT_EQ(o->ssl_keyfile, "k.pem");
+  EXPECT_EQ(o->uds, "/tmp/s");
+  EXPECT_EQ(o->root_path, "/api");
+  EXPECT_TRUE(o->ineffective_flags_set.empty());
+  // vLLM: json.loads lists; uvicorn asserts a certificate when a key is given; Python's ssl.VerifyMode.
+  EXPECT_FALSE(Build({"m", "--allowed-origins", "https://a.example"}).ok());
+  EXPECT_FALSE(Build({"m", "--allowed-methods", R"(["GET", 1])"}).ok());
+  EXPECT_FALSE(Build({"m", "--ssl-keyfile", "k.pem"}).ok());
+  EXPECT_FALSE(Build({"m", "--ssl-certfile", "c.pem", "--ssl-cert-reqs", "3"}).ok());
 }
 
 }  // namespace

@@ -142,6 +142,10 @@ std::unique_ptr<Serving> StartServing(const ServeOptions& o, StartFailure* failu
   so.http.port = o.port;
   so.http.max_body_bytes = o.max_request_body_bytes;
   so.http.body_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.request_body_timeout_s * 1000));
+  so.http.uds = o.uds;
+  so.http.tls = {o.ssl_certfile, o.ssl_keyfile, o.ssl_ca_certs, o.ssl_cert_reqs, o.ssl_ciphers};
+  so.router.root_path = o.root_path;
+  so.router.cors = {o.allowed_origins, o.allowed_methods, o.allowed_headers, o.allow_credentials};
   so.router.api_keys = o.api_keys;
   so.router.enable_request_id_headers = o.enable_request_id_headers;
   so.version = std::string(Version());

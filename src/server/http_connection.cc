@@ -38,9 +38,9 @@ std::string_view HttpRequest::Header(std::string_view lowercase_name) const {
   return {};
 }
 
-Connection::Connection(asio::ip::tcp::socket socket, ConnectionOwner& owner)
-    : socket_(std::move(socket)),
-      strand_(socket_.get_executor()),
+Connection::Connection(std::unique_ptr<ConnStream> stream, ConnectionOwner& owner)
+    : stream_(std::move(stream)),
+      strand_(stream_->get_executor()),
       owner_(owner),
       idle_timer_(strand_),
       body_timer_(strand_) {}
@@ -48,7 +48,33 @@ Connection::Connection(asio::ip::tcp::socket socket, ConnectionOwner& owner)
 Connection::~Connection() { owner_.Forget(this); }
 
 void Connection::Start() {
-  asio::dispatch(strand_, [self = shared_from_this()] { self->ReadHeader(); });
+  asio::dispatch(strand_, [self = shared_from_this()] {
+    if (self->stream_->is_tls()) return self->Handshake();
+    self->ReadHeader();
+  });
+}
+
+// A failed handshake (plain HTTP sent to a TLS port, an untrusted client certificate) closes the
+// connection without an answer, as uvicorn does; one that never completes is cut by the timer.
+void Connection::Handshake() {
+  handshaking_ = true;
+  idle_timer_.expires_after(owner_.options().tls_handshake_timeout);
+  idle_timer_.async_wait(asio::bind_executor(strand_, [self = shared_from_this()](beast::error_code ec) {
+    if (!ec && self->handshaking_) self->Closed();  // an expiry queued as the handshake ended is stale
+  }));
+  stream_->async_handshake(asio::bind_executor(strand_, [self = shared_from_this()](beast::error_code ec) {
+    self->handshaking_ = false;
+    self->idle_timer_.cancel();
+    if (ec || self->closed_) return self->Closed();
+    self->ReadHeader();
+  }));
+}
+
+// A Beast parse error: the bytes are not HTTP (bad request line, header, chunk). End of stream
+// and a message cut short by a disconnect are not: nobody is left to answer.
+static bool IsMalformed(const beast::error_code& ec) {
+  return ec.category() == beast::http::make_error_code(http::error::bad_method).category() &&
+         ec != http::error::end_of_stream && ec != http::error::partial_message;
 }
 
 void Connection::ReadHeader() {
@@ -58,7 +84,7 @@ void Connection::ReadHeader() {
   parser_->body_limit(owner_.options().max_body_bytes);
   reading_ = true;
   if (!in_exchange_) ArmIdleTimer();
-  http::async_read_header(socket_, buffer_, *parser_,
+  http::async_read_header(*stream_, buffer_, *parser_,
                           asio::bind_executor(strand_, [self = shared_from_this()](beast::error_code ec, size_t) {
                             self->OnHeader(ec);
                           }));
@@ -72,10 +98,15 @@ void Connection::ArmIdleTimer() {
 }
 
 void Connection::OnHeader(beast::error_code ec) {
+  if (tls_closing_) {
+    reading_ = false;
+    return SendCloseNotify();
+  }
   if (ec) {
     reading_ = false;
     if (ec == http::error::header_limit) return RejectAndClose(400, "Request header too large");
     if (ec == http::error::body_limit) return RejectAndClose(413, "Request body too large");
+    if (IsMalformed(ec)) return WriteAndClose(InvalidRequestResponse());
     return Closed();
   }
   idle_timer_.cancel();
@@ -87,7 +118,7 @@ void Connection::OnHeader(beast::error_code ec) {
   if (parser_->get()[http::field::expect] == "100-continue" && !in_exchange_) {
     // curl waits for this before sending a body larger than 1 KiB.
     auto bytes = std::make_shared<std::string>("HTTP/1.1 100 Continue\r\n\r\n");
-    asio::async_write(socket_, asio::buffer(*bytes),
+    asio::async_write(*stream_, asio::buffer(*bytes),
                       asio::bind_executor(strand_, [self = shared_from_this(), bytes](beast::error_code wec, size_t) {
                         if (wec) return self->Closed();
                         self->ReadBody();
@@ -98,7 +129,7 @@ void Connection::OnHeader(beast::error_code ec) {
 }
 
 void Connection::ReadBody() {
-  http::async_read(socket_, buffer_, *parser_,
+  http::async_read(*stream_, buffer_, *parser_,
                    asio::bind_executor(strand_, [self = shared_from_this()](beast::error_code ec, size_t) {
                      self->OnBody(ec);
                    }));
@@ -107,7 +138,9 @@ void Connection::ReadBody() {
 void Connection::OnBody(beast::error_code ec) {
   reading_ = false;
   body_timer_.cancel();
+  if (tls_closing_) return SendCloseNotify();
   if (ec == http::error::body_limit) return RejectAndClose(413, "Request body too large");
+  if (IsMalformed(ec)) return WriteAndClose(InvalidRequestResponse());
   if (ec) return Closed();
   HttpRequest request = ToHttpRequest(parser_->release());
   parser_.reset();
@@ -150,7 +183,7 @@ void Connection::WriteNext() {
   current_write_ = std::move(write_queue_.front().first);
   current_ends_ = write_queue_.front().second;
   write_queue_.pop_front();
-  asio::async_write(socket_, asio::buffer(current_write_),
+  asio::async_write(*stream_, asio::buffer(current_write_),
                     asio::bind_executor(strand_, [self = shared_from_this()](beast::error_code ec, size_t) {
                       bool ends = self->current_ends_;
                       if (self->responder_) self->responder_->Written(self->current_write_.size());
@@ -174,8 +207,8 @@ void Connection::OnExchangeWritten() {
   owner_.ExchangeEnded();
   if (closed_) return;
   if (!keep) {
-    beast::error_code ignored;
-    socket_.shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+    if (stream_->is_tls()) return CloseTls();
+    stream_->ShutdownSend();
     return CloseNow();
   }
   if (stashed_) {
@@ -190,10 +223,33 @@ void Connection::OnExchangeWritten() {
   }
 }
 
+// As asyncio's TLS transport does on close: a close_notify, so that a client reading to the end
+// of the stream sees a clean end. A peer that neither answers nor closes is cut after a second.
+void Connection::CloseTls() {
+  tls_closing_ = true;
+  idle_timer_.expires_after(std::chrono::seconds(1));
+  idle_timer_.async_wait(asio::bind_executor(strand_, [self = shared_from_this()](beast::error_code ec) {
+    if (!ec) self->Closed();
+  }));
+  if (!reading_) return SendCloseNotify();
+  stream_->Cancel();  // the pending read ends with operation_aborted, then OnHeader/OnBody send it
+}
+
+void Connection::SendCloseNotify() {
+  if (closed_) return;
+  stream_->async_shutdown(asio::bind_executor(strand_, [self = shared_from_this()](beast::error_code) {
+    self->Closed();
+  }));
+}
+
 void Connection::RejectAndClose(int status, std::string detail) {
   close_after_exchange_ = true;
   std::string body = "{\"detail\":\"" + detail + "\"}";
-  std::string bytes = ResponseHead(status, "application/json", static_cast<long long>(body.size()), false, {}) + body;
+  WriteAndClose(ResponseHead(status, "application/json", static_cast<long long>(body.size()), false, {}) + body);
+}
+
+void Connection::WriteAndClose(std::string bytes) {
+  close_after_exchange_ = true;
   if (in_exchange_) return CloseNow();
   in_exchange_ = true;
   owner_.ExchangeStarted();
@@ -205,8 +261,7 @@ void Connection::Closed() {
   closed_ = true;
   idle_timer_.cancel();
   body_timer_.cancel();
-  beast::error_code ignored;
-  socket_.close(ignored);
+  stream_->Close();
   if (responder_) responder_->MarkGone();
   bool queued_end = false;
   for (const auto& [bytes, ends] : write_queue_) queued_end |= ends;

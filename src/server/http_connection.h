@@ -1,5 +1,6 @@
-// Connection: one TCP connection of the HTTP server (Beast parser, write queue, keep-alive,
-// disconnect watch), and ConnectionResponder, the Responder handed to handlers. Internal to
+// Connection: one connection of the HTTP server over a ConnStream (TCP, Unix socket or TLS:
+// conn_stream.h): TLS handshake (bounded by tls_handshake_timeout), Beast parser, write queue,
+// keep-alive, disconnect watch, uvicorn's 400 for bytes that are not HTTP; and ConnectionResponder, the Responder handed to handlers. Internal to
 // server/ (includes Boost); see http_server.h for the behaviour.
 // Invariant: all Connection state is touched only on its strand; Responder methods may be
 // called from any thread and post to that strand.
@@ -29,6 +30,7 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 
+#include "server/conn_stream.h"
 #include "server/http_server.h"
 
 namespace gemmad::server {
@@ -52,7 +54,7 @@ class ConnectionResponder;
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(boost::asio::ip::tcp::socket socket, ConnectionOwner& owner);
+  Connection(std::unique_ptr<ConnStream> stream, ConnectionOwner& owner);
   ~Connection();
 
   void Start();
@@ -64,6 +66,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Enqueue(std::string bytes, bool ends_exchange);
 
  private:
+  void Handshake();
+  void CloseTls();         // after a last response: close_notify, then close (bounded)
+  void SendCloseNotify();
   void ReadHeader();
   void OnHeader(boost::beast::error_code ec);
   void ReadBody();
@@ -73,9 +78,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void WriteNext();
   void ArmIdleTimer();
   void RejectAndClose(int status, std::string detail);
+  void WriteAndClose(std::string bytes);  // an answer from the transport itself, then close
   void Closed();
 
-  boost::asio::ip::tcp::socket socket_;
+  std::unique_ptr<ConnStream> stream_;
   boost::asio::any_io_executor strand_;  // the socket's executor: a strand
   ConnectionOwner& owner_;
   boost::asio::steady_timer idle_timer_;
@@ -90,6 +96,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool in_exchange_ = false;
   bool close_after_exchange_ = false;
   bool closed_ = false;
+  bool handshaking_ = false;
+  bool tls_closing_ = false;  // CloseTls started: reads end, close_notify follows
   std::optional<HttpRequest> stashed_;  // a pipelined request waiting for the current one
   std::shared_ptr<ConnectionResponder> responder_;
 };

@@ -1,5 +1,9 @@
-// HttpServer implementation: acceptor, I/O threads, connection registry, shutdown.
+// HttpServer implementation: acceptor (TCP or Unix socket), TLS context, I/O threads, connection
+// registry, shutdown.
 #include "server/http_server.h"
+
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -13,6 +17,7 @@
 #include "base/log.h"
 #include "server/handler_guard.h"
 #include "server/http_connection.h"
+#include "server/tls_context.h"
 
 #include <boost/asio/executor_work_guard.hpp>
 #include "server/worker_pool.h"
@@ -22,6 +27,7 @@ namespace {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
+using local = asio::local::stream_protocol;
 
 class ServerImpl final : public HttpServer, public ConnectionOwner {
  public:
@@ -34,11 +40,42 @@ class ServerImpl final : public HttpServer, public ConnectionOwner {
     // Destroy Asio objects while the registry (mu_, connections_) still exists: pending
     // handlers may own the last reference to a Connection, whose destructor calls Forget.
     acceptor_.reset();
+    uds_acceptor_.reset();
     accept_retry_.reset();
     ioc_.reset();
   }
 
   Status Listen() {
+    if (options_.tls.enabled()) {
+      GEMMAD_ASSIGN_OR_RETURN(tls_, MakeTlsContext(options_.tls));
+    }
+    GEMMAD_RETURN_IF_ERROR(options_.uds.empty() ? BindTcp() : BindUnix());
+    Accept();
+    for (int i = 0; i < std::max(1, options_.num_io_threads); ++i) {
+      io_threads_.emplace_back([this] { ioc_->run(); });
+    }
+    return OkStatus();
+  }
+
+  // vLLM binds the path as it is: an existing file (a stale socket too) is an error. gemmad
+  // removes the socket it created when it stops.
+  Status BindUnix() {
+    if (options_.uds.empty() || options_.uds.size() >= sizeof(sockaddr_un{}.sun_path)) {
+      return InvalidArgumentError(fmt::format("--uds {}: a socket path must have 1 to {} bytes", options_.uds,
+                                              sizeof(sockaddr_un{}.sun_path) - 1));
+    }
+    boost::system::error_code ec;
+    uds_acceptor_ = std::make_unique<local::acceptor>(*ioc_);
+    local::endpoint endpoint(options_.uds);
+    uds_acceptor_->open(endpoint.protocol(), ec);
+    if (!ec) uds_acceptor_->bind(endpoint, ec);
+    if (!ec) uds_acceptor_->listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) return UnavailableError(fmt::format("cannot bind unix:{}: {}", options_.uds, ec.message()));
+    bound_uds_ = true;
+    return OkStatus();
+  }
+
+  Status BindTcp() {
     boost::system::error_code ec;
     auto address = asio::ip::make_address(options_.host, ec);
     if (ec) return InvalidArgumentError(fmt::format("--host {}: not an IP address", options_.host));
@@ -50,10 +87,6 @@ class ServerImpl final : public HttpServer, public ConnectionOwner {
     if (!ec) acceptor_->listen(asio::socket_base::max_listen_connections, ec);
     if (ec) return UnavailableError(fmt::format("cannot bind {}: {}", where, ec.message()));
     port_ = acceptor_->local_endpoint().port();
-    Accept();
-    for (int i = 0; i < std::max(1, options_.num_io_threads); ++i) {
-      io_threads_.emplace_back([this] { ioc_->run(); });
-    }
     return OkStatus();
   }
 
@@ -64,6 +97,7 @@ class ServerImpl final : public HttpServer, public ConnectionOwner {
     asio::post(*ioc_, [this] {
       boost::system::error_code ignored;
       acceptor_->close(ignored);
+      if (uds_acceptor_) uds_acceptor_->close(ignored);
     });
     for (auto& c : Snapshot()) c->CloseWhenIdle();
   }
@@ -82,6 +116,7 @@ class ServerImpl final : public HttpServer, public ConnectionOwner {
     ioc_->stop();
     for (auto& t : io_threads_) t.join();
     io_threads_.clear();
+    if (bound_uds_) ::unlink(options_.uds.c_str());
   }
 
   size_t num_in_flight() const override {
@@ -115,14 +150,23 @@ class ServerImpl final : public HttpServer, public ConnectionOwner {
 
  private:
   void Accept() {
-    acceptor_->async_accept(asio::make_strand(*ioc_), [this](boost::system::error_code ec, tcp::socket socket) {
+    if (uds_acceptor_) return AcceptOn(*uds_acceptor_);
+    AcceptOn(*acceptor_);
+  }
+
+  template <class Acceptor>
+  void AcceptOn(Acceptor& acceptor) {
+    using Socket = typename Acceptor::protocol_type::socket;
+    acceptor.async_accept(asio::make_strand(*ioc_), [this](boost::system::error_code ec, Socket socket) {
       if (ec) {
         if (!stopping_.load() && ec != asio::error::operation_aborted) RetryAccept(ec);
         return;
       }
-      boost::system::error_code ignored;
-      socket.set_option(tcp::no_delay(true), ignored);
-      auto c = std::make_shared<Connection>(std::move(socket), *this);
+      if constexpr (std::is_same_v<Socket, tcp::socket>) {
+        boost::system::error_code ignored;
+        socket.set_option(tcp::no_delay(true), ignored);
+      }
+      auto c = std::make_shared<Connection>(std::make_unique<ConnStream>(std::move(socket), tls_.get()), *this);
       {
         std::lock_guard<std::mutex> lock(mu_);
         connections_[c.get()] = c;
@@ -163,6 +207,9 @@ class ServerImpl final : public HttpServer, public ConnectionOwner {
   }
 
   std::unique_ptr<tcp::acceptor> acceptor_;
+  std::unique_ptr<local::acceptor> uds_acceptor_;  // --uds instead of acceptor_
+  bool bound_uds_ = false;
+  std::shared_ptr<asio::ssl::context> tls_;  // null without TLS
   std::unique_ptr<asio::steady_timer> accept_retry_ = std::make_unique<asio::steady_timer>(*ioc_);
   std::chrono::steady_clock::time_point last_accept_warning_{};
   asio::executor_work_guard<asio::io_context::executor_type> work_;

@@ -17,9 +17,23 @@
 
 namespace gemmad::server {
 
+// TLS as uvicorn configures it (--ssl-certfile, --ssl-keyfile, --ssl-ca-certs, --ssl-cert-reqs,
+// --ssl-ciphers); see tls_context.h.
+struct TlsOptions {
+  std::string certfile;  // empty: no TLS
+  std::string keyfile;   // empty: the key is in certfile
+  std::string ca_certs;  // CA file that client certificates are verified against
+  int cert_reqs = 0;     // Python's ssl.CERT_NONE (0), CERT_OPTIONAL (1), CERT_REQUIRED (2)
+  std::string ciphers;   // OpenSSL cipher list (TLS <= 1.2); empty: OpenSSL's defaults
+  bool enabled() const { return !certfile.empty(); }
+};
+
 struct HttpServerOptions {
   std::string host = "0.0.0.0";
   int port = 8000;  // 0: pick a free port (see HttpServer::port)
+  std::string uds;  // --uds: listen on this Unix domain socket path instead of host/port
+  TlsOptions tls;
+  std::chrono::milliseconds tls_handshake_timeout{60000};  // asyncio's ssl_handshake_timeout
   int num_io_threads = 1;
   size_t max_handler_threads = 1024;
   size_t max_body_bytes = size_t{256} << 20;
@@ -31,11 +45,12 @@ struct HttpServerOptions {
 
 class HttpServer {
  public:
-  // Binds and starts serving. Errors name the address ("cannot bind 0.0.0.0:8000: ...").
+  // Binds and starts serving. Errors name the address ("cannot bind 0.0.0.0:8000: ...",
+  // "cannot bind unix:/run/x.sock: ...") or the TLS file that could not be loaded.
   static Result<std::unique_ptr<HttpServer>> Start(const HttpServerOptions& options, Handler handler);
   virtual ~HttpServer() = default;
 
-  virtual int port() const = 0;
+  virtual int port() const = 0;  // 0 on a Unix domain socket
   // Stops accepting connections and closes connections that have no request in flight;
   // in-flight exchanges continue, and their connections close when they end.
   virtual void StopAccepting() = 0;

@@ -49,6 +49,11 @@ std::string ResponseHead(int status, std::string_view content_type, long long co
   return h;
 }
 
+std::string InvalidRequestResponse() {
+  return "HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
+         "Invalid HTTP request received.";
+}
+
 std::string Chunk(std::string_view data) { return fmt::format("{:x}\r\n{}\r\n", data.size(), data); }
 
 std::string LastChunk() { return "0\r\n\r\n"; }

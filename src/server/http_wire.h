@@ -14,6 +14,9 @@ std::string_view ReasonPhrase(int status);
 // Status line + headers + blank line. `content_length` < 0 means chunked transfer coding.
 std::string ResponseHead(int status, std::string_view content_type, long long content_length, bool keep_alive,
                          const Headers& extra);
+// What uvicorn (h11) answers to bytes that are not an HTTP request (a malformed request line,
+// header or chunk): exactly its bytes; the connection closes after them (no content-length).
+std::string InvalidRequestResponse();
 // One chunk of chunked transfer coding (empty `data` is not allowed: it would end the body).
 std::string Chunk(std::string_view data);
 std::string LastChunk();

@@ -60,18 +60,34 @@ bool Router::IsJsonContentType(std::string_view content_type) {
   return lower == "application/json";
 }
 
+std::string_view Router::RoutePath(std::string_view path, std::string_view root_path) {
+  if (root_path.empty() || path.substr(0, root_path.size()) != root_path) return path;
+  if (path.size() == root_path.size()) return {};
+  return path[root_path.size()] == '/' ? path.substr(root_path.size()) : path;
+}
+
 void Router::Handle(const HttpRequest& request, Responder& responder) const {
   if (options_.enable_request_id_headers) {
     std::string_view id = request.Header("x-request-id");
     responder.AddHeader("x-request-id", id.empty() ? api::RandomHex(32) : std::string(id));
   }
-  if (!options_.api_keys.empty() && request.method != "OPTIONS" && IsProtectedPath(request.path) &&
+  // vLLM's auth middleware: the path with the root path removed as a plain prefix.
+  std::string_view auth_path = request.path;
+  const std::string& root = options_.root_path;
+  if (!root.empty() && auth_path.substr(0, root.size()) == root) auth_path.remove_prefix(root.size());
+  if (!options_.api_keys.empty() && request.method != "OPTIONS" && IsProtectedPath(auth_path) &&
       !Authorized(request.Header("authorization"), options_.api_keys)) {
     return responder.Send(401, "application/json", UnauthorizedBody());
   }
+  if (auto preflight = cors_.Preflight(request)) {
+    return responder.Send(preflight->status, "text/plain; charset=utf-8", std::move(preflight->body),
+                          preflight->headers);
+  }
+  for (auto& [name, value] : cors_.SimpleHeaders(request)) responder.AddHeader(std::move(name), std::move(value));
+  const std::string_view path = RoutePath(request.path, root);
   bool path_known = false;
   for (const Route& r : routes_) {
-    if (!Matches(r, request.path)) continue;
+    if (!Matches(r, path)) continue;
     path_known = true;
     if (r.method != request.method) continue;
     if (r.json_body && !IsJsonContentType(request.Header("content-type"))) {

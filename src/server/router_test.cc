@@ -119,5 +119,54 @@ TEST(ErrorMapTest, StatusCodesAndTypes) {
   EXPECT_NE(i.body.find("\"type\":\"InternalServerError\""), std::string::npos);
 }
 
+TEST(RouterTest, RootPath) {
+  EXPECT_EQ(Router::RoutePath("/api/v1/models", "/api"), "/v1/models");
+  EXPECT_EQ(Router::RoutePath("/v1/models", "/api"), "/v1/models");
+  EXPECT_EQ(Router::RoutePath("/api", "/api"), "");
+  EXPECT_EQ(Router::RoutePath("/apiv1/models", "/api"), "/apiv1/models");
+  EXPECT_EQ(Router::RoutePath("/v1/models", ""), "/v1/models");
+  RouterOptions options{{"k"}, false};
+  options.root_path = "/api";
+  Router router = MakeRouter(options);
+  for (std::string path : {"/api/v1/models", "/v1/models"}) {
+    RecordingResponder unauthorized;
+    router.Handle(Req("GET", path), unauthorized);  // the prefix is removed before the auth check
+    EXPECT_EQ(unauthorized.status, 401) << path;
+    RecordingResponder ok;
+    router.Handle(Req("GET", path, {{"authorization", "Bearer k"}}), ok);
+    EXPECT_EQ(ok.status, 200) << path;
+  }
+  RecordingResponder health;
+  router.Handle(Req("GET", "/api/health"), health);
+  EXPECT_EQ(health.status, 200);
+  RecordingResponder other;
+  router.Handle(Req("GET", "/other/health"), other);
+  EXPECT_EQ(other.status, 404);
+}
+
+TEST(RouterTest, CorsSitsInsideAuthAndAnswersPreflightsOnAnyPath) {
+  Router router = MakeRouter({{"k"}, false});
+  Headers preflight{{"origin", "https://x.example"}, {"access-control-request-method", "POST"}};
+  for (std::string path : {"/v1/chat/completions", "/no/such/path"}) {
+    RecordingResponder p;
+    router.Handle(Req("OPTIONS", path, preflight), p);  // OPTIONS needs no key
+    EXPECT_EQ(p.status, 200) << path;
+    EXPECT_EQ(p.body, "OK");
+    EXPECT_EQ(p.content_type, "text/plain; charset=utf-8");
+  }
+  RecordingResponder unauthorized;
+  router.Handle(Req("GET", "/v1/models", {{"origin", "https://x.example"}}), unauthorized);
+  EXPECT_EQ(unauthorized.status, 401);
+  EXPECT_TRUE(unauthorized.headers.empty());  // vLLM's auth middleware answers outside CORS
+  RecordingResponder simple;
+  router.Handle(Req("GET", "/v1/models", {{"origin", "https://x.example"}, {"authorization", "Bearer k"}}), simple);
+  EXPECT_EQ(simple.status, 200);
+  EXPECT_EQ(simple.headers, (Headers{{"access-control-allow-origin", "*"}}));
+  RecordingResponder not_preflight;  // OPTIONS without Access-Control-Request-Method: routed (405)
+  router.Handle(Req("OPTIONS", "/v1/models", {{"origin", "https://x.example"}}), not_preflight);
+  EXPECT_EQ(not_preflight.status, 405);
+  EXPECT_EQ(not_preflight.headers, (Headers{{"access-control-allow-origin", "*"}}));
+}
+
 }  // namespace
 }  // namespace gemmad::server

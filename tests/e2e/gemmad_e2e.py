@@ -150,11 +150,15 @@ class Server:
     args: the arguments after `serve` (a list), e.g. [DEFAULT_REPO, "--enable-auto-tool-choice"].
     A `--port` is added unless args has one. The server runs with HF_HOME pointing at the fake
     cache and HF_HUB_OFFLINE=1 unless `env` says otherwise. Use as a context manager, or call
-    start()/stop(). stop() sends SIGTERM and returns the exit code.
+    start()/stop(). stop() sends SIGTERM and returns the exit code. `ready`: a function of no
+    arguments that is true once the server answers (default: GET /health over plain HTTP on the
+    port; TLS and --uds servers pass their own).
     """
 
-    def __init__(self, args, env=None, cwd=None, port=None, startup_timeout=120, name="server", bin=None):
+    def __init__(self, args, env=None, cwd=None, port=None, startup_timeout=120, name="server", bin=None,
+                 ready=None):
         self.bin = bin or BIN
+        self.ready = ready or (lambda: http("GET", self.base_url + "/health", timeout=2)[0] == 200)
         self.args = list(args)
         self.cwd = cwd or SOURCE_DIR
         self.startup_timeout = startup_timeout
@@ -200,8 +204,7 @@ class Server:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"gemmad serve exited with {self.proc.returncode} during startup:\n{self.log()}")
             try:
-                status, _, _ = http("GET", self.base_url + "/health", timeout=2)
-                if status == 200:
+                if self.ready():
                     return self
             except OSError:
                 pass
