@@ -89,7 +89,7 @@ async function errorText(response) {
 
 async function loadModels() {
   try {
-    const r = await fetch("/v1/models", { headers: headers() });
+    const r = await fetch("v1/models", { headers: headers() });
     if (!r.ok) { showError(await errorText(r)); return; }
     const body = await r.json();
     $("model").innerHTML = "";
@@ -205,7 +205,7 @@ async function send(text) {
   $("stop").disabled = false;
   let view = null;
   try {
-    const r = await fetch("/v1/chat/completions", { method: "POST", headers: headers(), body: JSON.stringify(body),
+    const r = await fetch("v1/chat/completions", { method: "POST", headers: headers(), body: JSON.stringify(body),
                                                      signal: controller.signal });
     if (!r.ok) { conversation.pop(); showError(await errorText(r)); return; }
     view = assistantView();
