@@ -8,6 +8,7 @@
 // Im2Col, the causal conv and the packed layout.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -77,7 +78,9 @@ TEST(AudioOpsParity, Im2Col) {
   Im2Col({}, View(x.data(), DType::kF32, {3, 2, 1}), 3, 2, 1, View(out.data(), DType::kF32, {2, 1, 9}));
   EXPECT_EQ(out, (std::vector<float>{0, 0, 0, 0, 1, 2, 0, 3, 4, /**/ 0, 3, 4, 0, 5, 6, 0, 0, 0}));
   Rng rng(9);
-  for (auto [h, w, c, k, s, p] : {std::tuple{7, 16, 1, 3, 2, 1}, {8, 8, 5, 3, 2, 1}, {5, 9, 3, 2, 1, 0}, {1, 4, 2, 3, 2, 1}}) {
+  for (const auto& shape : {std::array{7, 16, 1, 3, 2, 1}, {8, 8, 5, 3, 2, 1}, {5, 9, 3, 2, 1, 0}, {1, 4, 2, 3, 2, 1}}) {
+    // Plain variables, not a structured binding: the lambda below captures them (clang 14).
+    const int h = shape[0], w = shape[1], c = shape[2], k = shape[3], s = shape[4], p = shape[5];
     auto in = Vec(testing::RandomFloats(rng, h * w * c));
     const int64_t ho = (h + 2 * p - k) / s + 1, wo = (w + 2 * p - k) / s + 1;
     ExpectBackendsAgree(
@@ -96,7 +99,8 @@ TEST(AudioOpsParity, CausalDepthwiseConv1d) {
                         View(out.data(), DType::kF32, {3, 2}));
   EXPECT_EQ(out, (std::vector<float>{3, 10, 3 * 2 + 2 * 1, 20, 3 * 3 + 2 * 2 + 1, 30}));
   Rng rng(11);
-  for (auto [t, d, k] : {std::tuple{1, 4, 5}, {3, 7, 5}, {50, 33, 5}, {20, 16, 1}}) {
+  for (const auto& shape : {std::array{1, 4, 5}, {3, 7, 5}, {50, 33, 5}, {20, 16, 1}}) {
+    const int t = shape[0], d = shape[1], k = shape[2];
     auto in = Vec(testing::RandomFloats(rng, t * d)), taps = Vec(testing::RandomFloats(rng, d * k));
     ExpectBackendsAgree(
         [&](const ExecContext& ctx) {

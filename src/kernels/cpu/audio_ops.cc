@@ -49,7 +49,8 @@ void Relu(const ExecContext& ctx, const TensorView& x, const TensorView& out) {
 }
 
 void Glu(const ExecContext& ctx, const TensorView& x, const TensorView& out) {
-  const auto [rows, w] = internal::CheckGlu(x, out);
+  const internal::GluShape shape = internal::CheckGlu(x, out);  // no structured binding: lambdas capture it
+  const int64_t rows = shape.rows, w = shape.w;
   const float* p = x.As<const float>();
   float* o = out.As<float>();
   const ExpShiftedFn exp_fn = CpuKernels().exp_shifted;
@@ -63,7 +64,8 @@ void Glu(const ExecContext& ctx, const TensorView& x, const TensorView& out) {
 
 void LayerNorm(const ExecContext& ctx, const TensorView& x, const TensorView& weight, const TensorView& out,
                float eps) {
-  const auto [rows, n] = internal::CheckLayerNorm(x, weight, out, eps);
+  const internal::RowsShape shape = internal::CheckLayerNorm(x, weight, out, eps);
+  const int64_t rows = shape.rows, n = shape.n;
   const float* p = x.As<const float>();
   const float* w = weight.As<const float>();
   float* o = out.As<float>();
@@ -109,7 +111,8 @@ void Im2Col(const ExecContext& ctx, const TensorView& x, int64_t kernel, int64_t
 }
 
 void CausalDepthwiseConv1d(const ExecContext& ctx, const TensorView& x, const TensorView& w, const TensorView& out) {
-  const auto [t_len, d, k] = internal::CheckCausalDepthwiseConv1d(x, w, out);
+  const internal::DepthwiseShape shape = internal::CheckCausalDepthwiseConv1d(x, w, out);
+  const int64_t t_len = shape.t, d = shape.d, k = shape.k;
   const float* p = x.As<const float>();
   const float* wp = w.As<const float>();
   float* o = out.As<float>();

@@ -86,7 +86,10 @@ void PackPanel(const float* w, int64_t in, int64_t out, int64_t p, int64_t k0, i
 }  // namespace
 
 void LinearGemm(const ExecContext& ctx, const TensorView& x, const TensorView& w, const TensorView& y) {
-  const auto [n, in, out, packed] = internal::CheckLinearGemm(x, w, y);
+  // Plain variables, not a structured binding: the lambdas below capture them (clang 14).
+  const internal::LinearGemmShape shape = internal::CheckLinearGemm(x, w, y);
+  const int64_t n = shape.n, in = shape.in, out = shape.out;
+  const bool packed = shape.packed;
   if (!packed && (!HasAvx512Tile() || n < kMinRows || out < kMinOutputs || in == 0)) {
     cpu::Linear(ctx, x, w, y);
     return;
@@ -129,7 +132,8 @@ void LinearGemm(const ExecContext& ctx, const TensorView& x, const TensorView& w
 }
 
 void PackGemmWeights(const ExecContext& ctx, const TensorView& w, const TensorView& packed) {
-  const auto [out, in] = internal::CheckPackGemmWeights(w, packed);
+  const internal::PackGemmShape shape = internal::CheckPackGemmWeights(w, packed);
+  const int64_t out = shape.out, in = shape.in;
   const float* wp = w.As<const float>();
   float* pp = packed.As<float>();
   ParallelFor(ctx, packed.shape[0], 1, [&](int64_t b, int64_t e) {
