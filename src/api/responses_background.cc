@@ -3,6 +3,25 @@
 
 namespace gemmad::api {
 
+bool BackgroundSink::SendTypedEvent(std::string type, std::string json) {
+  if (log_) {
+    if (client_ != nullptr && !client_->SendTypedEvent(type, json)) client_ = nullptr;  // it left: run on
+    log_->Append(std::move(type), std::move(json));
+    if (recharge_) recharge_();
+  }
+  return !client_gone();
+}
+
+void BackgroundSink::EndTypedStream() {
+  if (client_ != nullptr && !client_ended_) client_->EndTypedStream();
+  client_ended_ = true;
+}
+
+void BackgroundSink::Finish() {
+  EndTypedStream();
+  if (log_) log_->Close();
+}
+
 void BackgroundSink::OnClientGone(std::function<void()> callback) {
   bool run_now = false;
   {

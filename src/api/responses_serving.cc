@@ -12,6 +12,7 @@
 #include "api/responses_background.h"
 #include "api/request_common.h"
 #include "api/responses_output.h"
+#include "api/responses_replay.h"
 #include "api/responses_request.h"
 #include "api/responses_store.h"
 #include "api/responses_stream.h"
@@ -127,7 +128,8 @@ void Stream(Run& c, ChatOutput& stream_parser, ChatOutput& final_parser) {
   }
   if (c.sink.client_gone()) return;
   c.engine.AbortAll(engine::FinishReason::kStop);
-  if (c.state.finish_reason == "error") return c.sink.SendError(ApiError::Internal("Internal server error"));
+  // vLLM's GenerationError: message "Internal server error", code 500.
+  if (c.state.finish_reason == "error") return w.Fail("500", "Internal server error");
   if (!w.Close()) return;
   w.Complete(FinalResponse(c, final_parser, w.ids()));
 }
@@ -147,10 +149,6 @@ std::optional<ApiError> Prepare(const ServingContext& ctx, const ApiCall& call, 
               "enable these features, set the environment variable `VLLM_ENABLE_RESPONSES_API_STORE=1` when "
               "launching the vLLM server."),
           "background");
-    }
-    if (r->stream) {
-      return ApiError::InvalidRequest(InvalidArgumentError("background streaming is not supported by gemmad"),
-                                      "stream");
     }
   }
   PriorTurn prior;
@@ -192,17 +190,26 @@ void ServeResponses(const ServingContext& ctx, const ApiCall& call, ResponseSink
   std::vector<engine::ValidatedRequest> requests;
   requests.push_back(std::move(req));
   // A background run answers the queued response now and writes its result to the store; a
-  // cancel aborts it as a client disconnect would.
-  auto background = std::make_shared<BackgroundSink>();
+  // background stream records its events (and streams them to this client while it stays). A
+  // cancel aborts the run as a client disconnect would.
+  const std::string id = header.id;
+  std::shared_ptr<ResponseEventLog> log;
+  std::shared_ptr<BackgroundSink> background;
+  if (r.background && r.stream) {
+    log = std::make_shared<ResponseEventLog>(ResponseEventLog::MaxBytesFromEnvironment());
+    std::shared_ptr<ResponsesStore> store = ctx.responses_store;
+    background = std::make_shared<BackgroundSink>(log, &sink, [store, id] { store->Recharge(id); });
+  } else {
+    background = std::make_shared<BackgroundSink>();
+  }
   ResponseSink& run_sink = r.background ? static_cast<ResponseSink&>(*background) : sink;
   std::unique_ptr<EngineRuns> engine;
   if (auto e = EngineRuns::Start(ctx, std::move(requests), run_sink, &engine)) return sink.SendError(*e);
-  const std::string id = header.id;
   if (r.background) {
     Json queued = ResponseObject(header, r, Json::array(), "queued", nullptr);
-    ctx.responses_store->Put(id, StoredResponse{queued, p.request.messages});
+    ctx.responses_store->Put(id, StoredResponse{queued, p.request.messages, log});
     ctx.responses_store->SetCanceller(id, [background] { background->Cancel(); });
-    sink.SendJson(DumpJson(queued));
+    if (!r.stream) sink.SendJson(DumpJson(queued));
   }
   Run c{ctx, r, p, run_sink, *engine, state, std::move(header), r.store && StoreOn(ctx), 0};
   if (r.stream) {
@@ -212,7 +219,8 @@ void ServeResponses(const ServingContext& ctx, const ApiCall& call, ResponseSink
   }
   if (r.background) {
     ctx.responses_store->ClearCanceller(id);
-    if (background->failed()) ctx.responses_store->Fail(id);
+    background->Finish();
+    if (background->failed() || state.finish_reason == "error") ctx.responses_store->Fail(id);
   }
 }
 
@@ -221,11 +229,14 @@ void ServeResponseRetrieve(const ServingContext& ctx, const std::string& id, con
   std::optional<StoredResponse> stored;
   if (StoreOn(ctx)) stored = ctx.responses_store->Get(id);
   if (!stored) return sink.SendError(NotFound(id));
-  // vLLM replays background streams' recorded events; gemmad runs no background streams.
-  if (query.find("stream=true") != std::string::npos || query.find("stream=True") != std::string::npos) {
+  RetrieveQuery q;
+  if (auto e = ParseRetrieveQuery(query, &q)) return sink.SendError(*e);
+  if (!q.stream) return sink.SendJson(DumpJson(stored->response));
+  // Only background streams record events (vLLM's VLLMValidationError, a 400).
+  if (!stored->events) {
     return sink.SendError(ApiError::BadRequest(fmt::format("Unknown response_id: {}", id), "response_id"));
   }
-  sink.SendJson(DumpJson(stored->response));
+  ReplayEvents(*stored->events, q.starting_after ? *q.starting_after + 1 : 0, sink);
 }
 
 void ServeResponseCancel(const ServingContext& ctx, const std::string& id, ResponseSink& sink) {

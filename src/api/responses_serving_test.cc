@@ -277,9 +277,72 @@ TEST_F(ResponsesTest, BackgroundAnswersQueuedThenStoresTheResult) {
   ASSERT_FALSE(g.error);
   EXPECT_EQ(g.json()["status"], "completed");  // the fake engine finished inside the handler
   EXPECT_EQ(g.json()["output"][0]["content"][0]["text"], "Hello world");
+  RecordingSink plain;
+  ServeResponseRetrieve(ctx_, s.json()["id"], "stream=true", plain);
+  ASSERT_TRUE(plain.error) << "only background streams record events";
+  EXPECT_EQ(plain.error->status.message(), "Unknown response_id: " + s.json()["id"].get<std::string>());
+}
+
+TEST_F(ResponsesTest, BackgroundStreamRecordsItsEventsForReplay) {
+  Answer("Hello world");
+  Store(true);
   RecordingSink st = Create(R"({"input":"Hi","background":true,"stream":true})");
-  ASSERT_TRUE(st.error);
-  EXPECT_EQ(st.error->param, "stream");
+  ASSERT_FALSE(st.error) << st.error->status.ToString();
+  ASSERT_GE(st.events.size(), 5u);
+  EXPECT_TRUE(st.typed_done);
+  EXPECT_EQ(st.event_types.front(), "response.created");
+  EXPECT_EQ(st.event_types.back(), "response.completed");
+  EXPECT_EQ(st.events.front()["response"]["background"], true);
+  std::string id = st.events.front()["response"]["id"];
+  RecordingSink stored;
+  ServeResponseRetrieve(ctx_, id, "", stored);
+  ASSERT_FALSE(stored.error);
+  EXPECT_EQ(stored.json()["status"], "completed");
+  EXPECT_EQ(stored.json()["output"][0]["content"][0]["text"], "Hello world");
+  RecordingSink all;
+  ServeResponseRetrieve(ctx_, id, "stream=true", all);
+  ASSERT_FALSE(all.error);
+  EXPECT_EQ(all.event_types, st.event_types);
+  EXPECT_EQ(all.events, st.events);
+  EXPECT_TRUE(all.typed_done);
+  RecordingSink tail;
+  ServeResponseRetrieve(ctx_, id, "stream=true&starting_after=2", tail);
+  ASSERT_EQ(tail.events.size(), st.events.size() - 3);
+  EXPECT_EQ(tail.events.front()["sequence_number"], 3);
+  EXPECT_EQ(tail.event_types.back(), "response.completed");
+  RecordingSink bad;
+  ServeResponseRetrieve(ctx_, id, "stream=true&starting_after=x", bad);
+  ASSERT_TRUE(bad.error);
+  EXPECT_EQ(bad.error->param, "starting_after");
+}
+
+TEST_F(ResponsesTest, EngineErrorMidStreamIsTheTypedErrorEvent) {
+  std::vector<int32_t> ids = Ids("Hello world");
+  engine_->set_script([ids](const engine::EngineRequest&) {
+    return std::vector<engine::RequestOutput>{Delta(0, {ids[0]}), Delta(0, {}, FinishReason::kError)};
+  });
+  Store(true);
+  RecordingSink s = Create(R"({"input":"Hi","stream":true})");
+  ASSERT_FALSE(s.error) << "no chat-route error chunk";
+  ASSERT_GE(s.events.size(), 3u);
+  EXPECT_EQ(s.event_types.back(), "error");
+  EXPECT_EQ(s.events.back()["message"], "Internal server error");
+  EXPECT_EQ(s.events.back()["code"], "500");
+  EXPECT_EQ(s.events.back()["sequence_number"], static_cast<int64_t>(s.events.size()) - 1);
+  EXPECT_TRUE(s.typed_done);
+  EXPECT_FALSE(s.done) << "no data: [DONE]";
+  RecordingSink b = Create(R"({"input":"Hi","stream":true,"background":true})");
+  ASSERT_FALSE(b.error);
+  EXPECT_EQ(b.event_types.back(), "error");
+  std::string id = b.events.front()["response"]["id"];
+  RecordingSink g;
+  ServeResponseRetrieve(ctx_, id, "", g);
+  EXPECT_EQ(g.json()["status"], "failed");
+  RecordingSink replay;
+  ServeResponseRetrieve(ctx_, id, "stream=true&starting_after=1", replay);
+  ASSERT_FALSE(replay.events.empty());
+  EXPECT_EQ(replay.event_types.back(), "error");
+  EXPECT_TRUE(replay.typed_done);
 }
 
 TEST_F(ResponsesTest, BadRequestsAreRefusedBeforeTheEngine) {

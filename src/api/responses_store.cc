@@ -41,16 +41,29 @@ void ResponsesStore::Put(const std::string& id, StoredResponse value) {
 }
 
 void ResponsesStore::PutLocked(const std::string& id, StoredResponse value) {
-  size_t bytes = id.size() + DumpJson(value.response).size() + DumpJson(value.messages).size();
+  size_t json_bytes = id.size() + DumpJson(value.response).size() + DumpJson(value.messages).size();
+  size_t bytes = json_bytes + (value.events ? value.events->bytes() : 0);
   if (auto it = index_.find(id); it != index_.end()) {
     bytes_ -= it->second->bytes;
     lru_.erase(it->second);
     index_.erase(it);
   }
   if (bytes > max_bytes_ || max_entries_ == 0) return;
-  lru_.push_front(Entry{id, std::move(value), bytes});
+  lru_.push_front(Entry{id, std::move(value), bytes, json_bytes});
   index_[id] = lru_.begin();
   bytes_ += bytes;
+  EvictLocked();
+}
+
+void ResponsesStore::Recharge(const std::string& id) {
+  if (!enabled_) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = index_.find(id);
+  if (it == index_.end()) return;
+  Entry& e = *it->second;
+  bytes_ -= e.bytes;
+  e.bytes = e.json_bytes + (e.value.events ? e.value.events->bytes() : 0);
+  bytes_ += e.bytes;
   EvictLocked();
 }
 
@@ -81,6 +94,7 @@ void ResponsesStore::Finish(const std::string& id, StoredResponse value) {
   if (!enabled_) return;
   std::lock_guard<std::mutex> lock(mu_);
   if (StatusLocked(id) == "cancelled") return;
+  if (auto it = index_.find(id); it != index_.end() && !value.events) value.events = it->second->value.events;
   PutLocked(id, std::move(value));
 }
 

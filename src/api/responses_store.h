@@ -3,7 +3,7 @@
 // (store=true requests are then silently not stored, and every lookup misses). Unlike vLLM's
 // unbounded dicts it is bounded: least-recently-used entries are evicted beyond
 // GEMMAD_RESPONSES_STORE_MAX_ENTRIES (default 1000) entries or GEMMAD_RESPONSES_STORE_MAX_BYTES
-// (default 64 MiB) of serialised JSON. Thread-safe.
+// (default 64 MiB) of serialised JSON plus the entries' event logs (background streams). Thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -16,12 +16,15 @@
 #include <unordered_map>
 
 #include "api/request_fields.h"
+#include "api/responses_event_log.h"
 
 namespace gemmad::api {
 
 struct StoredResponse {
   Json response;                  // the response object as returned
   Json messages = Json::array();  // the chat messages its request was rendered from
+  // A background stream's recorded events (null otherwise); its bytes count in the store's cap.
+  std::shared_ptr<ResponseEventLog> events;
 };
 
 class ResponsesStore {
@@ -38,7 +41,10 @@ class ResponsesStore {
   // The entry, marked most recently used; nullopt when absent (always when disabled).
   std::optional<StoredResponse> Get(const std::string& id);
 
-  // Background runs (vLLM's background mode). Finish stores a run's final response unless the
+  // Recounts `id`'s bytes (its event log grew), evicting beyond the caps.
+  void Recharge(const std::string& id);
+
+  // Background runs (vLLM's background mode). Finish and Fail keep the entry's event log. Finish stores a run's final response unless the
   // stored one was cancelled meanwhile; Fail marks it "failed" unless completed or cancelled.
   void Finish(const std::string& id, StoredResponse value);
   void Fail(const std::string& id);
@@ -57,7 +63,8 @@ class ResponsesStore {
   struct Entry {
     std::string id;
     StoredResponse value;
-    size_t bytes = 0;
+    size_t bytes = 0;       // all of it
+    size_t json_bytes = 0;  // without the event log
   };
   void EvictLocked();
   void PutLocked(const std::string& id, StoredResponse value);

@@ -163,4 +163,8 @@ void ResponsesEventWriter::Complete(const Json& response) {
   if (Emit("response.completed", Json{{"response", response}})) sink_.EndTypedStream();
 }
 
+void ResponsesEventWriter::Fail(const std::string& code, const std::string& message) {
+  if (Emit("error", Json{{"code", code}, {"message", message}, {"param", nullptr}})) sink_.EndTypedStream();
+}
+
 }  // namespace gemmad::api

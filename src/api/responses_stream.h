@@ -29,6 +29,10 @@ class ResponsesEventWriter {
   bool Close();
   // response.completed with the final response object, then the end of the stream.
   void Complete(const Json& response);
+  // An engine failure after the stream started: the typed `error` event (the openai client's
+  // ResponseErrorEvent: code, message, param, sequence_number) then the end of the stream, with
+  // no response.completed (vLLM ends its stream at the error too).
+  void Fail(const std::string& code, const std::string& message);
 
   // The ids of the items streamed so far, per kind (the final response repeats them).
   const ItemIds& ids() const { return ids_; }
