@@ -1,7 +1,8 @@
 """/v1/responses through the official openai client (shared/spec/api.md §7): create with text and
 item input, instructions, function tools -> function_call items, the thinking channel ->
 reasoning items, text.format json_schema, the typed event stream (responses.stream and
-create(stream=True)), retrieve / cancel with the store on (VLLM_ENABLE_RESPONSES_API_STORE=1) and
+create(stream=True)), background streams and their replay (retrieve(stream=True, starting_after=N)),
+retrieve / cancel with the store on (VLLM_ENABLE_RESPONSES_API_STORE=1) and
 off, previous_response_id, and vLLM's errors.
 
 Exact item conversion uses the TEST-ONLY scripted-output seam (gemmad-testing with
@@ -241,6 +242,62 @@ def test_background_run_and_cancel(scripted, sclient):
     assert c.id == r.id and c.status == "cancelled"
     time.sleep(1)
     assert sclient.responses.retrieve(r.id).status == "cancelled"
+    # Only background streams record events (vLLM's "Unknown response_id").
     with pytest.raises(openai.BadRequestError) as e:
-        sclient.responses.create(model=MODEL, input="x", background=True, stream=True)
-    assert e.value.body["param"] == "stream"
+        sclient.responses.retrieve(b.id, stream=True)
+    assert e.value.body["message"] == f"Unknown response_id: {b.id}"
+
+
+def test_background_stream_and_replay(scripted, sclient):
+    user = [{"role": "user", "content": "Stream in the background."}]
+    script(scripted, user, "Hi from the background.<turn|>")
+    events = list(sclient.responses.create(model=MODEL, input="Stream in the background.", background=True,
+                                           stream=True))
+    types = [e.type for e in events]
+    assert types[:2] == ["response.created", "response.in_progress"] and types[-1] == "response.completed"
+    assert [e.sequence_number for e in events] == list(range(len(events)))
+    assert events[0].response.background and events[-1].response.output_text == "Hi from the background."
+    rid = events[0].response.id
+    stored = sclient.responses.retrieve(rid)
+    assert stored.status == "completed" and stored.output_text == "Hi from the background."
+    # The recorded events replay as they were streamed, all of them or those after starting_after.
+    replay = list(sclient.responses.retrieve(rid, stream=True))
+    assert [e.model_dump() for e in replay] == [e.model_dump() for e in events]
+    tail = list(sclient.responses.retrieve(rid, stream=True, starting_after=2))
+    assert [e.sequence_number for e in tail] == list(range(3, len(events)))
+    assert tail[-1].model_dump() == events[-1].model_dump()
+    # The wire: typed SSE, no [DONE].
+    status, _, raw = e2e.http("GET", scripted.base_url + f"/v1/responses/{rid}?stream=true&starting_after=0")
+    assert status == 200 and "[DONE]" not in raw.decode()
+    blocks = [b for b in raw.decode().split("\n\n") if b]
+    assert len(blocks) == len(events) - 1
+    for b, want in zip(blocks, events[1:]):
+        event, data = b.split("\n")
+        assert event == f"event: {want.type}" and json.loads(data[len("data: "):])["sequence_number"] == \
+            want.sequence_number
+    status, _, raw = e2e.http("GET", scripted.base_url + f"/v1/responses/{rid}?stream=true&starting_after=x")
+    assert status == 400 and json.loads(raw)["error"]["param"] == "starting_after"
+
+
+def test_background_stream_survives_its_client_and_is_followed_live(scripted, sclient):
+    max_len = sclient.models.list().data[0].model_extra["max_model_len"]
+    client = sclient.with_options(timeout=120)
+    stream = client.responses.create(model=MODEL, input="Count forever, in the background.", background=True,
+                                     stream=True, max_output_tokens=max_len - 64, extra_body={"ignore_eos": True})
+    it = iter(stream)
+    first = [next(it) for _ in range(3)]
+    stream.close()  # the POST's client leaves; the run goes on
+    rid = first[0].response.id
+    assert [e.sequence_number for e in first] == [0, 1, 2]
+    time.sleep(0.5)
+    assert sclient.responses.retrieve(rid).status == "queued", "still running"
+    follow = client.responses.retrieve(rid, stream=True, starting_after=1)
+    seen = []
+    for e in follow:
+        seen.append(e)
+        if len(seen) == 8:
+            sclient.responses.cancel(rid)  # the run is aborted: the followed stream ends
+    assert len(seen) >= 8 and seen[0].sequence_number == 2
+    assert [e.sequence_number for e in seen] == list(range(2, 2 + len(seen)))
+    assert "response.completed" not in [e.type for e in seen]
+    assert sclient.responses.retrieve(rid).status == "cancelled"
