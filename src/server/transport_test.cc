@@ -193,7 +193,8 @@ TEST(HeaderLimitsTest, OverTheLimitsGetsUvicorns400) {
   ASSERT_TRUE(server);
   const std::string big = "GET /b HTTP/1.1\r\nHost: a\r\nX-Big: " + std::string(1100, 'x') + "\r\n\r\n";
   EXPECT_EQ(RoundTrip(server->port(), big), kUvicorn400);
-  const std::string fits = "GET /f HTTP/1.1\r\nHost: a\r\nX-Big: " + std::string(900, 'x') + "\r\nConnection: close\r\n\r\n";
+  const std::string fits =
+      "GET /f HTTP/1.1\r\nHost: a\r\nX-Big: " + std::string(900, 'x') + "\r\nConnection: close\r\n\r\n";
   EXPECT_EQ(RoundTrip(server->port(), fits).rfind("HTTP/1.1 200 OK\r\n", 0), 0u);
   EXPECT_EQ(RoundTrip(server->port(), "GET / HTTP/1.1\r\nHost: a\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n"), kUvicorn400);
   std::string three = RoundTrip(server->port(), "GET /3 HTTP/1.1\r\nHost: a\r\nA: 1\r\nConnection: close\r\n\r\n");
