@@ -1,6 +1,7 @@
 // BuildServeOptions: flags + environment -> validated ServeOptions.
 #include "cli/serve_options.h"
 
+#include <cstdint>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -88,7 +89,7 @@ Result<std::vector<std::string>> StringListJson(const ParsedFlags& f, const char
   return out;
 }
 
-// --uds, --root-path, CORS and TLS (uvicorn's ssl options).
+// --uds, --root-path, CORS, TLS (uvicorn's ssl options) and h11's limits.
 Status FillTransport(const ParsedFlags& f, ServeOptions& o) {
   o.uds = f.GetString("uds");
   o.root_path = f.GetString("root-path");
@@ -107,6 +108,16 @@ Status FillTransport(const ParsedFlags& f, ServeOptions& o) {
   o.ssl_cert_reqs = static_cast<int>(reqs);
   if (!o.ssl_keyfile.empty() && o.ssl_certfile.empty()) {
     return InvalidArgumentError("--ssl-keyfile requires --ssl-certfile");
+  }
+  o.enable_ssl_refresh = f.GetBool("enable-ssl-refresh");
+  o.h11_max_incomplete_event_size = f.GetInt("h11-max-incomplete-event-size");
+  o.h11_max_header_count = f.GetInt("h11-max-header-count");
+  if (o.h11_max_incomplete_event_size < 1 || o.h11_max_incomplete_event_size > INT32_MAX) {
+    return InvalidArgumentError(fmt::format("--h11-max-incomplete-event-size {}: must be in [1, {}]",
+                                            o.h11_max_incomplete_event_size, INT32_MAX));
+  }
+  if (o.h11_max_header_count < 1) {
+    return InvalidArgumentError(fmt::format("--h11-max-header-count {}: must be at least 1", o.h11_max_header_count));
   }
   return OkStatus();
 }

@@ -51,6 +51,9 @@ struct ServeOptions {
   std::string ssl_ca_certs;
   int ssl_cert_reqs = 0;  // 0 none, 1 optional, 2 required
   std::string ssl_ciphers;
+  bool enable_ssl_refresh = false;  // reload the TLS files for new connections after they change
+  int64_t h11_max_incomplete_event_size = int64_t{4} << 20;  // request line + headers, bytes
+  int64_t h11_max_header_count = 256;
   std::vector<std::string> api_keys;
   std::vector<std::string> served_model_names;  // never empty after validation
   bool enable_request_id_headers = false;

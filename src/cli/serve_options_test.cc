@@ -159,5 +159,23 @@ TEST(ServeOptionsTest, TransportFlags) {
   EXPECT_FALSE(Build({"m", "--ssl-certfile", "c.pem", "--ssl-cert-reqs", "3"}).ok());
 }
 
+TEST(ServeOptionsTest, SslRefreshAndH11Limits) {
+  auto d = Build({"m"});
+  ASSERT_TRUE(d.ok());
+  EXPECT_FALSE(d->enable_ssl_refresh);
+  EXPECT_EQ(d->h11_max_incomplete_event_size, 4194304);  // vLLM's H11_MAX_INCOMPLETE_EVENT_SIZE_DEFAULT
+  EXPECT_EQ(d->h11_max_header_count, 256);                // vLLM's H11_MAX_HEADER_COUNT_DEFAULT
+  auto o = Build({"m", "--ssl-certfile", "c.pem", "--enable-ssl-refresh", "--h11-max-incomplete-event-size",
+                  "8192", "--h11-max-header-count", "16"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_TRUE(o->enable_ssl_refresh);
+  EXPECT_EQ(o->h11_max_incomplete_event_size, 8192);
+  EXPECT_EQ(o->h11_max_header_count, 16);
+  EXPECT_TRUE(o->ineffective_flags_set.empty());
+  EXPECT_FALSE(Build({"m", "--h11-max-incomplete-event-size", "0"}).ok());
+  EXPECT_FALSE(Build({"m", "--h11-max-incomplete-event-size", "4294967296"}).ok());
+  EXPECT_FALSE(Build({"m", "--h11-max-header-count", "0"}).ok());
+}
+
 }  // namespace
 }  // namespace gemmad::cli

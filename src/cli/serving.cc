@@ -144,6 +144,9 @@ std::unique_ptr<Serving> StartServing(const ServeOptions& o, StartFailure* failu
   so.http.body_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.request_body_timeout_s * 1000));
   so.http.uds = o.uds;
   so.http.tls = {o.ssl_certfile, o.ssl_keyfile, o.ssl_ca_certs, o.ssl_cert_reqs, o.ssl_ciphers};
+  so.http.tls.refresh = o.enable_ssl_refresh;
+  so.http.max_header_bytes = static_cast<size_t>(o.h11_max_incomplete_event_size);
+  so.http.max_header_count = static_cast<size_t>(o.h11_max_header_count);
   so.router.root_path = o.root_path;
   so.router.cors = {o.allowed_origins, o.allowed_methods, o.allowed_headers, o.allow_credentials};
   so.router.api_keys = o.api_keys;

@@ -15,12 +15,14 @@ Socket& Lowest(boost::asio::ssl::stream<Socket>& s) {
 
 }  // namespace
 
-ConnStream::ConnStream(Tcp socket, boost::asio::ssl::context* tls)
-    : v_(tls ? decltype(v_)(std::in_place_type<TlsTcp>, std::move(socket), *tls)
+ConnStream::ConnStream(Tcp socket, std::shared_ptr<boost::asio::ssl::context> tls)
+    : tls_(std::move(tls)),
+      v_(tls_ ? decltype(v_)(std::in_place_type<TlsTcp>, std::move(socket), *tls_)
              : decltype(v_)(std::in_place_type<Tcp>, std::move(socket))) {}
 
-ConnStream::ConnStream(Unix socket, boost::asio::ssl::context* tls)
-    : v_(tls ? decltype(v_)(std::in_place_type<TlsUnix>, std::move(socket), *tls)
+ConnStream::ConnStream(Unix socket, std::shared_ptr<boost::asio::ssl::context> tls)
+    : tls_(std::move(tls)),
+      v_(tls_ ? decltype(v_)(std::in_place_type<TlsUnix>, std::move(socket), *tls_)
              : decltype(v_)(std::in_place_type<Unix>, std::move(socket))) {}
 
 void ConnStream::ShutdownSend() {

@@ -24,9 +24,11 @@ class ConnStream {
   using Unix = boost::asio::local::stream_protocol::socket;
   using executor_type = boost::asio::any_io_executor;
 
-  // `tls`: the server's context when TLS is on, else null. Not movable (an SSL stream is not).
-  ConnStream(Tcp socket, boost::asio::ssl::context* tls);
-  ConnStream(Unix socket, boost::asio::ssl::context* tls);
+  // `tls`: the context this connection uses when TLS is on, else null; held for the connection's
+  // life (with --enable-ssl-refresh the server may move on to a newer one). Not movable (an SSL
+  // stream is not).
+  ConnStream(Tcp socket, std::shared_ptr<boost::asio::ssl::context> tls);
+  ConnStream(Unix socket, std::shared_ptr<boost::asio::ssl::context> tls);
   ConnStream(const ConnStream&) = delete;
   ConnStream& operator=(const ConnStream&) = delete;
 
@@ -80,6 +82,7 @@ class ConnStream {
  private:
   using TlsTcp = boost::asio::ssl::stream<Tcp>;
   using TlsUnix = boost::asio::ssl::stream<Unix>;
+  std::shared_ptr<boost::asio::ssl::context> tls_;  // before v_, which refers to it
   std::variant<Tcp, Unix, TlsTcp, TlsUnix> v_;
 };
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <limits>
 
 #include "base/log.h"
 #include "server/error_map.h"
@@ -36,6 +38,17 @@ std::string_view HttpRequest::Header(std::string_view lowercase_name) const {
     if (name == lowercase_name) return value;
   }
   return {};
+}
+
+void RequestParser::on_field_impl(http::field name, beast::string_view name_string, beast::string_view value,
+                                  beast::error_code& ec) {
+  // Beast's basic_fields stores sizes as uint16_t and throws std::length_error past them.
+  constexpr size_t kBeastFieldMax = std::numeric_limits<std::uint16_t>::max() - 2;
+  if (++num_fields_ > max_fields_ || name_string.size() > kBeastFieldMax || value.size() > kBeastFieldMax) {
+    ec = http::error::bad_field;
+    return;
+  }
+  get().insert(name, name_string, value);
 }
 
 Connection::Connection(std::unique_ptr<ConnStream> stream, ConnectionOwner& owner)
@@ -79,8 +92,8 @@ static bool IsMalformed(const beast::error_code& ec) {
 
 void Connection::ReadHeader() {
   if (closed_ || reading_) return;
-  parser_.emplace();
-  parser_->header_limit(64 * 1024);
+  parser_.emplace(owner_.options().max_header_count);
+  parser_->header_limit(static_cast<std::uint32_t>(std::min<size_t>(owner_.options().max_header_bytes, UINT32_MAX)));
   parser_->body_limit(owner_.options().max_body_bytes);
   reading_ = true;
   if (!in_exchange_) ArmIdleTimer();
@@ -93,7 +106,9 @@ void Connection::ReadHeader() {
 void Connection::ArmIdleTimer() {
   idle_timer_.expires_after(owner_.options().keep_alive_timeout);
   idle_timer_.async_wait(asio::bind_executor(strand_, [self = shared_from_this()](beast::error_code ec) {
-    if (!ec && !self->in_exchange_ && !self->closed_) self->CloseNow();
+    if (ec || self->in_exchange_ || self->closed_ || self->tls_closing_) return;
+    if (self->stream_->is_tls()) return self->CloseTls();  // close_notify, as after a last response
+    self->Closed();
   }));
 }
 
@@ -104,7 +119,8 @@ void Connection::OnHeader(beast::error_code ec) {
   }
   if (ec) {
     reading_ = false;
-    if (ec == http::error::header_limit) return RejectAndClose(400, "Request header too large");
+    // h11's "Receive buffer too long" (--h11-max-incomplete-event-size): uvicorn answers its 400.
+    if (ec == http::error::header_limit) return WriteAndClose(InvalidRequestResponse());
     if (ec == http::error::body_limit) return RejectAndClose(413, "Request body too large");
     if (IsMalformed(ec)) return WriteAndClose(InvalidRequestResponse());
     return Closed();

@@ -52,6 +52,20 @@ class ConnectionOwner {
 
 class ConnectionResponder;
 
+// Beast's request parser, bounded as h11 is: more than `max_fields` header fields is a parse
+// error (--h11-max-header-count). A field whose name or value Beast cannot store (64 KiB each;
+// Beast would throw) is one too: uvicorn's 400, never a crash.
+class RequestParser final : public boost::beast::http::request_parser<boost::beast::http::string_body> {
+ public:
+  explicit RequestParser(size_t max_fields) : max_fields_(max_fields) {}
+
+ private:
+  void on_field_impl(boost::beast::http::field name, boost::beast::string_view name_string,
+                     boost::beast::string_view value, boost::beast::error_code& ec) override;
+  size_t max_fields_;
+  size_t num_fields_ = 0;
+};
+
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(std::unique_ptr<ConnStream> stream, ConnectionOwner& owner);
@@ -87,7 +101,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   boost::asio::steady_timer idle_timer_;
   boost::asio::steady_timer body_timer_;  // a body must arrive within HttpServerOptions::body_timeout
   boost::beast::flat_buffer buffer_;
-  std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
+  std::optional<RequestParser> parser_;
   std::deque<std::pair<std::string, bool>> write_queue_;  // bytes, ends exchange
   std::string current_write_;  // bytes of the async_write in flight
   bool current_ends_ = false;

@@ -17,7 +17,7 @@
 #include "base/log.h"
 #include "server/handler_guard.h"
 #include "server/http_connection.h"
-#include "server/tls_context.h"
+#include "server/tls_refresh.h"
 
 #include <boost/asio/executor_work_guard.hpp>
 #include "server/worker_pool.h"
@@ -47,7 +47,7 @@ class ServerImpl final : public HttpServer, public ConnectionOwner {
 
   Status Listen() {
     if (options_.tls.enabled()) {
-      GEMMAD_ASSIGN_OR_RETURN(tls_, MakeTlsContext(options_.tls));
+      GEMMAD_ASSIGN_OR_RETURN(tls_, TlsContextSource::Create(options_.tls));
     }
     GEMMAD_RETURN_IF_ERROR(options_.uds.empty() ? BindTcp() : BindUnix());
     Accept();
@@ -166,7 +166,8 @@ class ServerImpl final : public HttpServer, public ConnectionOwner {
         boost::system::error_code ignored;
         socket.set_option(tcp::no_delay(true), ignored);
       }
-      auto c = std::make_shared<Connection>(std::make_unique<ConnStream>(std::move(socket), tls_.get()), *this);
+      auto stream = std::make_unique<ConnStream>(std::move(socket), tls_ ? tls_->Current() : nullptr);
+      auto c = std::make_shared<Connection>(std::move(stream), *this);
       {
         std::lock_guard<std::mutex> lock(mu_);
         connections_[c.get()] = c;
@@ -209,7 +210,7 @@ class ServerImpl final : public HttpServer, public ConnectionOwner {
   std::unique_ptr<tcp::acceptor> acceptor_;
   std::unique_ptr<local::acceptor> uds_acceptor_;  // --uds instead of acceptor_
   bool bound_uds_ = false;
-  std::shared_ptr<asio::ssl::context> tls_;  // null without TLS
+  std::unique_ptr<TlsContextSource> tls_;  // null without TLS
   std::unique_ptr<asio::steady_timer> accept_retry_ = std::make_unique<asio::steady_timer>(*ioc_);
   std::chrono::steady_clock::time_point last_accept_warning_{};
   asio::executor_work_guard<asio::io_context::executor_type> work_;

@@ -18,13 +18,15 @@
 namespace gemmad::server {
 
 // TLS as uvicorn configures it (--ssl-certfile, --ssl-keyfile, --ssl-ca-certs, --ssl-cert-reqs,
-// --ssl-ciphers); see tls_context.h.
+// --ssl-ciphers) and vLLM's --enable-ssl-refresh; see tls_context.h, tls_refresh.h.
 struct TlsOptions {
   std::string certfile;  // empty: no TLS
   std::string keyfile;   // empty: the key is in certfile
   std::string ca_certs;  // CA file that client certificates are verified against
   int cert_reqs = 0;     // Python's ssl.CERT_NONE (0), CERT_OPTIONAL (1), CERT_REQUIRED (2)
   std::string ciphers;   // OpenSSL cipher list (TLS <= 1.2); empty: OpenSSL's defaults
+  bool refresh = false;  // reload the context for new connections after the files change
+  std::chrono::milliseconds refresh_interval{1000};  // at most one look at the files this often
   bool enabled() const { return !certfile.empty(); }
 };
 
@@ -37,6 +39,10 @@ struct HttpServerOptions {
   int num_io_threads = 1;
   size_t max_handler_threads = 1024;
   size_t max_body_bytes = size_t{256} << 20;
+  // h11's limits as vLLM sets them (--h11-max-incomplete-event-size, --h11-max-header-count): a
+  // request line plus headers larger, or more header fields, get uvicorn's 400 and a close.
+  size_t max_header_bytes = size_t{4} << 20;
+  size_t max_header_count = 256;
   std::chrono::milliseconds keep_alive_timeout{5000};  // uvicorn's default; also bounds a request's headers
   std::chrono::milliseconds body_timeout{60000};       // a request's body, from the end of its headers
   // Responder writes block while this many bytes wait for a slow client.

@@ -2,8 +2,6 @@
 // domain socket (--uds), TLS (a certificate made with the openssl CLI; an OpenSSL client), plain
 // HTTP sent to a TLS port and a handshake that never comes (closed, bounded), bad TLS files.
 #include <gtest/gtest.h>
-#include <openssl/err.h>
-#include <openssl/ssl.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 
@@ -14,6 +12,7 @@
 
 #include "server/http_server.h"
 #include "server/server_test_util.h"
+#include "server/tls_test_util.h"
 
 namespace gemmad::server {
 namespace {
@@ -91,43 +90,6 @@ TEST(TransportTest, ServesOnAUnixSocket) {
   options.uds = (dir / std::string(200, 'a')).string();
   EXPECT_FALSE(HttpServer::Start(options, Echo()).ok());  // longer than sun_path: an error, not a throw
   fs::remove_all(dir);
-}
-
-// A self-signed certificate for 127.0.0.1 (openssl CLI, as the e2e tests do).
-bool MakeCertificate(const fs::path& dir) {
-  std::string cmd = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -keyout " +
-                    (dir / "key.pem").string() + " -out " + (dir / "cert.pem").string() + " >/dev/null 2>&1";
-  return std::system(cmd.c_str()) == 0;
-}
-
-// One request over TLS on the connected socket `fd` (closed here) with an OpenSSL client that
-// trusts `ca`; the raw response, or "" when the handshake failed.
-// `clean_close`: set when the server ended the stream with a TLS close_notify.
-std::string TlsRoundTrip(int fd, const fs::path& ca, const std::string& request, const fs::path& client_dir = {},
-                         bool* clean_close = nullptr) {
-  std::signal(SIGPIPE, SIG_IGN);  // OpenSSL writes with write(): a refused client must not die
-  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
-  SSL_CTX_load_verify_locations(ctx, ca.c_str(), nullptr);
-  if (!client_dir.empty()) {  // the client presents the same self-signed certificate
-    SSL_CTX_use_certificate_chain_file(ctx, (client_dir / "cert.pem").c_str());
-    SSL_CTX_use_PrivateKey_file(ctx, (client_dir / "key.pem").c_str(), SSL_FILETYPE_PEM);
-  }
-  SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
-  SSL* ssl = SSL_new(ctx);
-  SSL_set_fd(ssl, fd);
-  std::string out;
-  if (SSL_connect(ssl) == 1) {
-    SSL_write(ssl, request.data(), static_cast<int>(request.size()));
-    char buf[4096];
-    int n;
-    while ((n = SSL_read(ssl, buf, sizeof(buf))) > 0) out.append(buf, static_cast<size_t>(n));
-    if (clean_close) *clean_close = SSL_get_error(ssl, n) == SSL_ERROR_ZERO_RETURN;
-  }
-  SSL_free(ssl);
-  SSL_CTX_free(ctx);
-  ERR_clear_error();
-  ::close(fd);
-  return out;
 }
 
 TEST(TransportTest, TlsServesAndRefusesPlainHttpAndSilentClients) {
@@ -219,6 +181,69 @@ TEST(TransportTest, ClientCertificateOptional) {
   server->Stop();
   fs::remove_all(dir);
   fs::remove_all(other);
+}
+
+// vLLM's --h11-max-incomplete-event-size and --h11-max-header-count: a request over either gets
+// uvicorn's 400 (h11 raises RemoteProtocolError) and a close; one at the limit is served.
+TEST(HeaderLimitsTest, OverTheLimitsGetsUvicorns400) {
+  HttpServerOptions options;
+  options.max_header_bytes = 1024;
+  options.max_header_count = 3;
+  auto server = Start(options);
+  ASSERT_TRUE(server);
+  const std::string big = "GET /b HTTP/1.1\r\nHost: a\r\nX-Big: " + std::string(1100, 'x') + "\r\n\r\n";
+  EXPECT_EQ(RoundTrip(server->port(), big), kUvicorn400);
+  const std::string fits =
+      "GET /f HTTP/1.1\r\nHost: a\r\nX-Big: " + std::string(900, 'x') + "\r\nConnection: close\r\n\r\n";
+  EXPECT_EQ(RoundTrip(server->port(), fits).rfind("HTTP/1.1 200 OK\r\n", 0), 0u);
+  EXPECT_EQ(RoundTrip(server->port(), "GET / HTTP/1.1\r\nHost: a\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n"), kUvicorn400);
+  std::string three = RoundTrip(server->port(), "GET /3 HTTP/1.1\r\nHost: a\r\nA: 1\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(three.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << three;
+  server->Stop();
+}
+
+// vLLM's defaults (4 MiB, 256 fields): 100 KB of headers are served; one field larger than Beast
+// can store (64 KiB) gets uvicorn's 400, not a crash.
+TEST(HeaderLimitsTest, DefaultsServeLargeHeadersAndRefuseAHugeField) {
+  auto server = Start({});
+  ASSERT_TRUE(server);
+  std::string many = "GET /m HTTP/1.1\r\nHost: a\r\nConnection: close\r\n";
+  for (int i = 0; i < 200; ++i) many += "X-" + std::to_string(i) + ": " + std::string(500, 'v') + "\r\n";
+  std::string resp = RoundTrip(server->port(), many + "\r\n");
+  EXPECT_EQ(resp.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << resp.substr(0, 200);
+  EXPECT_EQ(RoundTrip(server->port(), "GET / HTTP/1.1\r\nHost: a\r\nX-Huge: " + std::string(70000, 'x') + "\r\n\r\n"),
+            kUvicorn400);
+  EXPECT_EQ(RoundTrip(server->port(), "GET / HTTP/1.1\r\nHost: a\r\n" + std::string(70000, 'n') + ": v\r\n\r\n"),
+            kUvicorn400);
+  resp = RoundTrip(server->port(), "GET /x HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(resp.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << resp;
+  server->Stop();
+}
+
+// An idle TLS connection cut by the keep-alive timeout ends with close_notify, as after a last
+// response (a client reading to the end of the stream sees a clean end, not a truncation).
+TEST(TransportTest, IdleTlsConnectionGetsCloseNotify) {
+  fs::path dir = TempDir("idletls");
+  ASSERT_TRUE(MakeCertificate(dir));
+  HttpServerOptions options;
+  options.tls.certfile = (dir / "cert.pem").string();
+  options.tls.keyfile = (dir / "key.pem").string();
+  options.keep_alive_timeout = std::chrono::milliseconds(200);
+  auto server = Start(options);
+  ASSERT_TRUE(server);
+  bool clean = false;
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(TlsRoundTrip(Connect(server->port()), dir / "cert.pem", "", {}, &clean), "");
+  EXPECT_TRUE(clean);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(3));
+  // After a kept-alive exchange too.
+  clean = false;
+  std::string resp = TlsRoundTrip(Connect(server->port()), dir / "cert.pem", "GET /k HTTP/1.1\r\nHost: a\r\n\r\n",
+                                  {}, &clean);
+  EXPECT_EQ(resp.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << resp;
+  EXPECT_TRUE(clean);
+  server->Stop();
+  fs::remove_all(dir);
 }
 
 TEST(TransportTest, BadTlsFilesAreStartupErrors) {

@@ -1,14 +1,16 @@
 """Transport flags through real clients (shared/spec/api.md §1, vLLM's uvicorn + Starlette):
 CORS (browser-like preflights and simple requests, default and restricted flags), TLS with curl
 and the openai client (certificates made here with the openssl CLI), a client certificate required
-with --ssl-cert-reqs 2 --ssl-ca-certs, --uds with curl --unix-socket, --root-path, and uvicorn's
-400 for a malformed request line over a raw socket."""
+with --ssl-cert-reqs 2 --ssl-ca-certs, certificates replaced under --enable-ssl-refresh, --uds with
+curl --unix-socket, --root-path, and uvicorn's 400 for a malformed request line or a request over
+--h11-max-incomplete-event-size / --h11-max-header-count over a raw socket."""
 import json
 import os
 import re
 import socket
 import ssl
 import subprocess
+import time
 
 import pytest
 
@@ -95,6 +97,36 @@ def test_malformed_request_line(server):
                 got += chunk
         assert got == UVICORN_400, raw
     e2e.assert_still_serving(server)
+
+
+def raw_exchange(port, raw):
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(raw)
+        got = b""
+        while chunk := s.recv(65536):  # the server closes: after a 400, or on Connection: close
+            got += chunk
+    return got
+
+
+def test_h11_limits(server):
+    # vLLM's defaults (4 MiB of request line and headers, 256 fields): 100 KB of headers are served.
+    big = b"".join(b"X-%d: %s\r\n" % (i, b"v" * 500) for i in range(200))
+    big = b"GET /v1/models HTTP/1.1\r\nHost: a\r\n" + big + b"Connection: close\r\n\r\n"
+    assert raw_exchange(server.port, big).startswith(b"HTTP/1.1 200 OK\r\n")
+    # One field larger than gemmad's HTTP parser stores (64 KiB; h11 has no such bound): the 400.
+    huge = b"GET /v1/models HTTP/1.1\r\nHost: a\r\nX-Huge: " + b"x" * 70_000 + b"\r\n\r\n"
+    assert raw_exchange(server.port, huge) == UVICORN_400
+    e2e.assert_still_serving(server)
+    args = BASE + ["--h11-max-incomplete-event-size", "2048", "--h11-max-header-count", "8"]
+    with e2e.Server(args, name="h11") as s:
+        over = b"GET /v1/models HTTP/1.1\r\nHost: a\r\nX-Big: " + b"x" * 2100 + b"\r\n\r\n"
+        assert raw_exchange(s.port, over) == UVICORN_400
+        fields = [b"X-%d: v\r\n" % i for i in range(8)]  # with Host: 9 fields
+        nine = b"GET /v1/models HTTP/1.1\r\nHost: a\r\n" + b"".join(fields) + b"\r\n"
+        assert raw_exchange(s.port, nine) == UVICORN_400
+        ok = b"GET /v1/models HTTP/1.1\r\nHost: a\r\n" + b"".join(fields[:6]) + b"Connection: close\r\n\r\n"
+        assert raw_exchange(s.port, ok).startswith(b"HTTP/1.1 200 OK\r\n")
+        e2e.assert_still_serving(s)
 
 
 def test_cors_restricted_with_credentials():
@@ -208,3 +240,41 @@ def test_tls_client_certificate_required(tmp_path):
         assert status == 200 and json.loads(body)["data"][0]["id"] == MODEL
         assert curl_fails("--cacert", cert, url)  # no client certificate
         assert curl_fails("--cacert", cert, "--cert", stranger[0], "--key", stranger[1], url)  # not signed by the CA
+
+
+def served_subject(port, cafile):
+    """The subject of the certificate curl is shown (curl -v), trusting only `cafile`."""
+    out = subprocess.run(["curl", "-sS", "-v", "-o", "/dev/null", "--max-time", "30", "--cacert", cafile,
+                          f"https://127.0.0.1:{port}/health"], capture_output=True, timeout=60)
+    assert out.returncode == 0, out.stderr.decode()
+    found = re.search(r"subject: (.*)", out.stderr.decode())
+    return found.group(1).strip() if found else None
+
+
+def test_tls_refresh(tmp_path):
+    first = make_cert(str(tmp_path), "first", "first.example")
+    second = make_cert(str(tmp_path), "second", "second.example")
+    live = (str(tmp_path / "live.pem"), str(tmp_path / "live-key.pem"))
+
+    def install(pair):  # as a certificate manager does: write beside, rename over
+        for src, dst in zip(pair, live):
+            with open(src, "rb") as f, open(dst + ".tmp", "wb") as g:
+                g.write(f.read())
+            os.replace(dst + ".tmp", dst)
+
+    install(first)
+    port = e2e.free_port()
+    args = BASE + ["--port", str(port), "--ssl-certfile", live[0], "--ssl-keyfile", live[1], "--enable-ssl-refresh"]
+    with e2e.Server(args, name="tlsrefresh", ready=tls_ready(port, first[0])) as s:
+        assert served_subject(port, first[0]) == "CN=first.example"
+        install(second)
+        time.sleep(1.5)  # the files are looked at, at most once a second, when a connection arrives
+        assert served_subject(port, second[0]) == "CN=second.example"
+        assert "reloaded the TLS certificate" in s.log()
+        # A broken certificate file: a warning, and the previous certificate stays in service.
+        with open(live[0] + ".tmp", "w") as f:
+            f.write("not a certificate\n")
+        os.replace(live[0] + ".tmp", live[0])
+        time.sleep(1.5)
+        assert served_subject(port, second[0]) == "CN=second.example"
+        assert "could not be loaded; keeping the previous certificate" in s.log()
