@@ -25,7 +25,8 @@ constexpr FlagSpec kFlags[] = {
     {"load-format", kString, "auto", "Weight file format.", kNotYet},
     {"dtype", kString, "auto",
      "Compute dtype: the KV cache type and embedding-scale rounding (auto: bfloat16 for a bf16 checkpoint, else "
-     "float32); weights stay as stored, activations are float32; half/float16: an error (no f16 CPU path).",
+     "float32); weights stay as stored, activations are float32; half/float16: bfloat16, with a warning (no f16 "
+     "KV path on the CPU).",
      kYes, "auto|half|float16|bfloat16|float|float32", {}, "unit ServeOptionsTest ComputeDtype, e2e test_dtype_is_the_compute_and_kv_dtype"},
     {"quantization", kString, "none", "Quantize the weights at load time: int8 (per channel) or int4 (groups of 32).",
      kYes, "int8|int4|none", "-q", "unit ServeOptionsTest, e2e test_quantization"},

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "base/log.h"
 #include "base/strings.h"
 #include "cli/flag_values.h"
 #include "cli/serve_flags.h"
@@ -200,9 +201,10 @@ Status FillModelAndEngine(const ParsedFlags& f, EnvLookup env, ServeOptions& o) 
   } else if (o.dtype == "float" || o.dtype == "float32") {
     o.compute_dtype = tensor::DType::kF32;
   } else if (o.dtype == "half" || o.dtype == "float16") {
-    return InvalidArgumentError(fmt::format(
-        "--dtype {}: the CPU backend computes in float32 and keeps bf16 or f32 KV caches; use --dtype bfloat16, "
-        "float32 or auto", o.dtype));
+    // No f16 KV path on the CPU: cast to bf16 with a warning, as vLLM's CPU platform does where it
+    // lacks fp16 support (it casts an fp16 model to bf16 for its fp8 KV cache).
+    GEMMAD_LOG_WARNING("--dtype {}: the CPU backend has no float16 KV cache; using bfloat16 instead", o.dtype);
+    o.compute_dtype = tensor::DType::kBF16;
   }
   if (!f.IsNull("quantization")) {
     auto q = model::gemma4::ParseWeightQuantization(f.GetString("quantization"));
