@@ -182,7 +182,7 @@ TEST(GgufFileTest, OpensAMappedFile) {
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
 }
 
-TEST(GgmlTypeTest, TableSizes) {
+TEST(GgufTypeTableTest, TableSizes) {
   struct Want { uint32_t id; std::string_view name; uint32_t block, bytes; };
   for (const Want& w : {Want{0, "F32", 1, 4}, Want{1, "F16", 1, 2}, Want{30, "BF16", 1, 2}, Want{2, "Q4_0", 32, 18},
                         Want{3, "Q4_1", 32, 20}, Want{6, "Q5_0", 32, 22}, Want{7, "Q5_1", 32, 24},
@@ -200,6 +200,21 @@ TEST(GgmlTypeTest, TableSizes) {
   EXPECT_EQ(GgmlRowBytes(*FindGgmlType(12), 512), 288u);
   EXPECT_EQ(GgmlRowBytes(*FindGgmlType(12), 100), std::nullopt);
   EXPECT_EQ(GgmlRowBytes(*FindGgmlType(27), 1ull << 62), std::nullopt);  // I64: bytes overflow
+}
+
+// The valid seeds of fuzz/corpus/gguf parse, the big-endian one is refused.
+TEST(GgufFileTest, FuzzCorpusSeeds) {
+  const std::string dir = std::string(GEMMAD_SOURCE_DIR) + "/fuzz/corpus/gguf/";
+  for (const char* name : {"all_value_types.gguf", "align64_v2.gguf", "vocab_only.gguf", "quant_types.gguf"}) {
+    auto f = GgufFile::Open(dir + name);
+    ASSERT_TRUE(f.ok()) << f.status().ToString();
+  }
+  auto q = GgufFile::Open(dir + "quant_types.gguf");
+  ASSERT_EQ(q->tensors().size(), 5u);
+  EXPECT_EQ(q->tensors()[2].type->name, "IQ4_XS");
+  EXPECT_EQ(q->TensorBytes(q->tensors()[1]), std::string(210, 'y'));
+  auto be = GgufFile::Open(dir + "big_endian.gguf");
+  EXPECT_THAT(be.status().message(), HasSubstr("big-endian"));
 }
 
 }  // namespace
