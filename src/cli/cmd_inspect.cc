@@ -1,6 +1,8 @@
 // `gemmad inspect MODEL_DIR`: opens and validates a checkpoint exactly as serving would, then
 // prints a JSON summary (architecture, layer plan, parameter counts, bytes, KV bytes per token per
 // group). A bad checkpoint gives one line on stderr naming the file and the problem, exit code 2.
+// `gemmad inspect FILE.gguf` validates a GGUF file and prints its header, metadata and tensor table
+// (io/gguf_summary.h); GGUF models cannot be served yet.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -10,6 +12,8 @@
 #include <vector>
 
 #include "cli/subcommand.h"
+#include "io/gguf_file.h"
+#include "io/gguf_summary.h"
 #include "io/progress_bar.h"
 #include "model/gemma4/checkpoint.h"
 #include "model/gemma4/weight_spec.h"
@@ -100,12 +104,22 @@ json Summary(const Checkpoint& ck) {
 int Run(const std::vector<std::string>& args) {
   if (args.size() != 1 || args[0].empty() || args[0][0] == '-') {
     bool help = args.size() == 1 && (args[0] == "--help" || args[0] == "-h");
-    std::fprintf(help ? stdout : stderr, "usage: gemmad inspect MODEL_DIR\n");
+    std::fprintf(help ? stdout : stderr, "usage: gemmad inspect MODEL_DIR|FILE.gguf\n");
     return help ? 0 : 2;
+  }
+  const std::string& path = args[0];
+  if (path.size() > 5 && path.compare(path.size() - 5, 5, ".gguf") == 0) {
+    auto gguf = io::GgufFile::Open(path);
+    if (!gguf.ok()) {
+      std::fprintf(stderr, "gemmad inspect: %s\n", gguf.status().message().c_str());
+      return 2;
+    }
+    std::printf("%s\n", io::GgufSummaryJson(gguf->header(), path).c_str());
+    return 0;
   }
   model::gemma4::CheckpointOptions options;
   options.show_progress = io::ProgressBar::StderrIsTerminal();
-  auto ck = Checkpoint::Open(args[0], options);
+  auto ck = Checkpoint::Open(path, options);
   if (!ck.ok()) {
     std::fprintf(stderr, "gemmad inspect: %s\n", ck.status().message().c_str());
     return 2;
