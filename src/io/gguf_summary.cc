@@ -8,7 +8,7 @@
 namespace gemmad::io {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;  // keys in file order
 
 json ScalarJson(const GgufValue& v) {
   switch (v.type) {
