@@ -179,13 +179,13 @@ Status CheckTensorSpans(const GgufHeader& h, uint64_t file_size, std::string_vie
       return DataLossError(fmt::format("{}: tensor '{}': bytes [{}, +{}) lie outside the data section of {} bytes",
                                        label, t.name, t.offset, t.size_bytes, data_bytes));
     }
-    order.emplace_back(t.offset, k);
+    if (t.size_bytes > 0) order.emplace_back(t.offset, k);  // empty tensors overlap nothing
   }
   std::sort(order.begin(), order.end());
   for (size_t k = 1; k < order.size(); ++k) {
     const GgufTensorInfo& prev = h.tensors[order[k - 1].second];
     const GgufTensorInfo& cur = h.tensors[order[k].second];
-    if (prev.size_bytes > 0 && prev.offset + prev.size_bytes > cur.offset) {
+    if (prev.offset + prev.size_bytes > cur.offset) {
       return DataLossError(fmt::format("{}: tensors '{}' and '{}' overlap", label, prev.name, cur.name));
     }
   }
