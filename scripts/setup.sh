@@ -19,7 +19,7 @@ PACKAGES=(
   libboost-dev libcurl4-openssl-dev libssl-dev
   libjpeg62-turbo-dev libpng-dev libwebp-dev libgif-dev   # image decoding (src/mm, docs/media.md)
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev   # video decoding (src/mm/video_*)
-  libsndfile1-dev libsoxr-dev libfftw3-dev   # audio decoding, resampling, log-mel (src/mm/audio_*)
+  libsndfile1-dev libsoxr-dev libfftw3-dev libvorbis-dev libogg-dev   # audio decoding, resampling, log-mel (src/mm/audio_*)
   zlib1g-dev                                  # verbose_json compression ratio (src/api/transcription_format.cc)
   python3 python3-venv python3-pip curl
   ffmpeg openssl                     # e2e media: test videos (ffmpeg CLI), a local TLS site (openssl CLI)

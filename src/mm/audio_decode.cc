@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "base/stopwatch.h"
+#include "mm/ogg_vorbis_check.h"
 
 namespace gemmad::mm {
 namespace {
@@ -97,6 +98,7 @@ Result<DecodedAudio> DecodeAudio(std::span<const uint8_t> bytes, const AudioDeco
   if (static_cast<int64_t>(bytes.size()) > o.max_bytes) {
     return ResourceExhaustedError(fmt::format("audio: the file holds more than {} bytes", o.max_bytes));
   }
+  GEMMAD_RETURN_IF_ERROR(CheckOggVorbisHeaders(bytes));  // before libsndfile: it leaks on bad ones
   MemoryFile mem{bytes.data(), static_cast<sf_count_t>(bytes.size()), 0};
   SF_VIRTUAL_IO vio{VioLength, VioSeek, VioRead, VioWrite, VioTell};
   SF_INFO info{};
