@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 namespace gemmad::mm {
 namespace {
@@ -42,7 +43,9 @@ struct OggReader {
     for (;;) {
       if (stream_open && ogg_stream_packetout(&stream, packet) == 1) return true;
       ogg_page page;
-      if (ogg_sync_pageout(&sync, &page) != 1) return false;
+      const int got = ogg_sync_pageout(&sync, &page);
+      if (got < 0) continue;  // bytes skipped to the next capture pattern, as libsndfile's reader does
+      if (got == 0) return false;
       if (!stream_open) {
         if (ogg_stream_init(&stream, ogg_page_serialno(&page)) != 0) return false;
         stream_open = true;
@@ -59,9 +62,13 @@ Status Malformed(const std::string& why) {
 }  // namespace
 
 Status CheckOggVorbisHeaders(std::span<const uint8_t> bytes) {
-  if (bytes.size() < 4 || std::memcmp(bytes.data(), "OggS", 4) != 0) return OkStatus();
-  OggReader r;
+  // Anywhere in the first bytes, not only at 0: libsndfile skips an ID3 tag (and libogg any
+  // garbage) before the first page.
   const size_t n = std::min(bytes.size(), kMaxHeaderBytes);
+  static constexpr std::string_view kCapture = "OggS";
+  const std::string_view head(reinterpret_cast<const char*>(bytes.data()), n);
+  if (head.find(kCapture) == std::string_view::npos) return OkStatus();
+  OggReader r;
   char* buffer = ogg_sync_buffer(&r.sync, static_cast<long>(n));
   if (buffer == nullptr) return Malformed("no memory for the Ogg reader");
   std::memcpy(buffer, bytes.data(), n);

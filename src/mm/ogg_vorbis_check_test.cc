@@ -30,6 +30,10 @@ TEST(OggVorbisCheck, MalformedVorbisHeadersAreRefused) {
   const Status leak = CheckOggVorbisHeaders(Read("fuzz/corpus/audio_decode/regression-leak-a34f580dd8238c787f55c40b22040e2ff825239c"));
   ASSERT_FALSE(leak.ok());
   EXPECT_NE(leak.message().find("malformed Ogg Vorbis headers"), std::string::npos) << leak.message();
+  // The same after a broken page start (libogg resyncs to the next "OggS").
+  EXPECT_FALSE(CheckOggVorbisHeaders(Read("fuzz/corpus/audio_decode/regression-leak-b2138c211a67ec407cc6031f19db33aaf6d23b1a")).ok());
+  // The same behind an ID3 tag, which libsndfile skips.
+  EXPECT_FALSE(CheckOggVorbisHeaders(Read("fuzz/corpus/audio_decode/regression-leak-3dc144cbf122e20cd56fc4cc1d877add1cbcfd50")).ok());
   // A valid file cut inside its setup header.
   std::vector<uint8_t> cut = Read("tests/golden/media_audio/vorbis_22k_mono.ogg");
   ASSERT_GT(cut.size(), 200u);
