@@ -24,12 +24,7 @@ std::vector<int32_t> Ids(const std::string& text) { return Tok().Encode(text, fa
 class ResponsesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    engine::EngineLimits limits;
-    limits.max_model_len = 512;
-    limits.max_kv_sequence_tokens = 512;
-    limits.vocab_size = Tok().vocab_size();
-    limits.eos_token_id = 1;
-    limits.sampling.vocab_size = limits.vocab_size;
+    engine::EngineLimits limits = testing::TestLimits(512);
     engine_ = std::make_unique<FakeEngine>(limits);
     ctx_.engine = engine_.get();
     ctx_.tokenizer = &Tok();

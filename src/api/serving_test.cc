@@ -28,12 +28,7 @@ std::vector<int32_t> Ids(const std::string& text) { return Tok().Encode(text, fa
 class ServingTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    engine::EngineLimits limits;
-    limits.max_model_len = 256;
-    limits.max_kv_sequence_tokens = 256;
-    limits.vocab_size = Tok().vocab_size();
-    limits.eos_token_id = 1;
-    limits.sampling.vocab_size = limits.vocab_size;
+    engine::EngineLimits limits = testing::TestLimits(256);
     engine_ = std::make_unique<FakeEngine>(limits);
     ctx_.engine = engine_.get();
     ctx_.tokenizer = &Tok();

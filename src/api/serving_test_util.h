@@ -10,6 +10,7 @@
 #include "api/request_fields.h"
 #include "api/response_sink.h"
 #include "base/check.h"
+#include "engine/engine_client.h"
 #include "tokenizer/tokenizer.h"
 
 namespace gemmad::api::testing {
@@ -49,6 +50,18 @@ inline const tokenizer::Tokenizer& Tok() {
   static auto tok = tokenizer::Tokenizer::Load(std::string(GEMMAD_SHARED_DIR) + "/data/tokenizers/gemma4");
   GEMMAD_CHECK(tok.ok(), "{}", tok.status().ToString());
   return **tok;
+}
+
+// Engine limits for handler tests: `max_len` tokens of context and KV, the tokenizer's vocabulary,
+// eos 1.
+inline engine::EngineLimits TestLimits(int64_t max_len) {
+  engine::EngineLimits limits;
+  limits.max_model_len = max_len;
+  limits.max_kv_sequence_tokens = max_len;
+  limits.vocab_size = Tok().vocab_size();
+  limits.eos_token_id = 1;
+  limits.sampling.vocab_size = limits.vocab_size;
+  return limits;
 }
 
 }  // namespace gemmad::api::testing

@@ -10,6 +10,7 @@
 #include "api/request_fields.h"
 #include "api/serving_test_util.h"
 #include "api/transcription_serving.h"
+#include "mm/wav_for_tests.h"
 #include "tokenizer/tokenizer.h"
 
 namespace gemmad::api {
@@ -23,28 +24,16 @@ using testing::Tok;
 
 // One second of a 440 Hz tone: mono 16-bit PCM WAV at 16 kHz.
 std::string Wav() {
-  const uint32_t n = 16000;
-  std::string w = "RIFF";
-  auto u32 = [&](uint32_t v) { for (int i = 0; i < 4; ++i) w += static_cast<char>(v >> (8 * i)); };
-  auto u16 = [&](uint16_t v) { for (int i = 0; i < 2; ++i) w += static_cast<char>(v >> (8 * i)); };
-  u32(36 + 2 * n);
-  w += "WAVEfmt ";
-  u32(16), u16(1), u16(1), u32(16000), u32(32000), u16(2), u16(16);
-  w += "data";
-  u32(2 * n);
-  for (uint32_t i = 0; i < n; ++i) u16(static_cast<uint16_t>(static_cast<int16_t>(8000 * std::sin(i * 0.1728))));
-  return w;
+  std::vector<float> tone(16000);
+  for (size_t i = 0; i < tone.size(); ++i) tone[i] = static_cast<float>(8000.0 / 32767.0 * std::sin(i * 0.1728));
+  const std::vector<uint8_t> wav = mm::MakeWav({}, tone);
+  return std::string(wav.begin(), wav.end());
 }
 
 class TranscriptionServingTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    engine::EngineLimits limits;
-    limits.max_model_len = 1024;
-    limits.max_kv_sequence_tokens = 1024;
-    limits.vocab_size = Tok().vocab_size();
-    limits.eos_token_id = 1;
-    limits.sampling.vocab_size = limits.vocab_size;
+    engine::EngineLimits limits = testing::TestLimits(1024);
     limits.modalities = {mm::Modality::kAudio};
     engine_ = std::make_unique<FakeEngine>(limits);
     ctx_.engine = engine_.get();
