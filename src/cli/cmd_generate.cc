@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/model_tokenizer.h"
 #include "cli/subcommand.h"
 #include "cli/test_seams.h"
 #include "io/hf_hub.h"
@@ -140,9 +141,7 @@ Result<Session> Prepare(const GenerateArgs& g) {
   mo.quantization = g.quantization;
   mo.num_threads = g.threads > 0 ? g.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   GEMMAD_ASSIGN_OR_RETURN(s.model, model::gemma4::Model::Load(dir, {}, mo));
-  if (std::filesystem::exists(std::filesystem::path(dir) / "tokenizer.json")) {
-    GEMMAD_ASSIGN_OR_RETURN(s.tok, tokenizer::Tokenizer::Load(dir));
-  }
+  GEMMAD_ASSIGN_OR_RETURN(s.tok, LoadSourceTokenizer(s.model->checkpoint().source(), dir));
   if (g.prompt) {
     if (!s.tok) return InvalidArgumentError(dir + ": --prompt needs a tokenizer.json (use --prompt-ids)");
     s.prompt = s.tok->Encode(*g.prompt, /*add_special_tokens=*/true);

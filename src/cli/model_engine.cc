@@ -10,7 +10,7 @@
 #include "kernels/thread_pool.h"
 #include "kv/kv_plan.h"
 #include "model/gemma4/model.h"
-#include "model/safetensors_source.h"
+#include "model/open_weight_source.h"
 #include "runner/model_runner.h"
 #include "runner/audio_encoder.h"
 #include "runner/encoder_set.h"
@@ -57,7 +57,7 @@ Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
   mo.num_threads = std::max(1, o.num_threads);
   std::shared_ptr<const model::WeightSource> source = o.source;
   if (!source) {
-    GEMMAD_ASSIGN_OR_RETURN(auto opened, model::OpenSafetensorsDir(o.model_dir));
+    GEMMAD_ASSIGN_OR_RETURN(auto opened, model::OpenWeightSource(o.model_dir));
     source = std::move(opened);
   }
   GEMMAD_ASSIGN_OR_RETURN(auto model, model::gemma4::Model::Load(source, mo));

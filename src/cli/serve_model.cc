@@ -6,6 +6,8 @@
 #include "base/files.h"
 #include "base/log.h"
 #include "io/hf_hub.h"
+#include "cli/model_tokenizer.h"
+#include "model/open_weight_source.h"
 #include "model/safetensors_source.h"
 
 namespace gemmad::cli {
@@ -25,19 +27,22 @@ Result<ServeModel> LoadServeModel(const ServeOptions& o) {
   ServeModel m;
   const io::HubSettings hub = ServeHubSettings(o);
   GEMMAD_ASSIGN_OR_RETURN(m.model_dir, io::ResolveModelPath(o.model, o.revision, hub));
-  GEMMAD_ASSIGN_OR_RETURN(m.source, model::OpenSafetensorsDir(m.model_dir, /*show_progress=*/true));
+  GEMMAD_ASSIGN_OR_RETURN(m.source, model::OpenWeightSource(m.model_dir, /*show_progress=*/true));
   // The checkpoint's hints, unless --tokenizer names another place.
   const model::TokenizerHints& hints = m.source->tokenizer_hints();
   std::string tokenizer_dir = hints.tokenizer_dir.empty() ? m.model_dir : hints.tokenizer_dir;
   std::optional<std::string> template_source = hints.chat_template;
-  if (!o.tokenizer.empty()) {
+  if (o.tokenizer.empty()) {
+    GEMMAD_ASSIGN_OR_RETURN(m.tokenizer, LoadSourceTokenizer(*m.source, m.model_dir));
+    if (!m.tokenizer) return NotFoundError(m.model_dir + " has no tokenizer.json (name one with --tokenizer)");
+  } else {
     GEMMAD_ASSIGN_OR_RETURN(tokenizer_dir,
                             io::ResolveModelPath(o.tokenizer, o.tokenizer_revision.empty() ? o.revision
                                                                                            : o.tokenizer_revision,
                                                  hub, "tokenizer.json"));
     GEMMAD_ASSIGN_OR_RETURN(template_source, FindCheckpointChatTemplate(tokenizer_dir));
+    GEMMAD_ASSIGN_OR_RETURN(m.tokenizer, tokenizer::Tokenizer::Load(tokenizer_dir));
   }
-  GEMMAD_ASSIGN_OR_RETURN(m.tokenizer, tokenizer::Tokenizer::Load(tokenizer_dir));
   if (!o.chat_template.empty()) {
     auto t = tmpl::LoadChatTemplate(o.chat_template);
     if (!t.ok()) return t.status().WithPrefix("--chat-template");

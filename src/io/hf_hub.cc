@@ -14,6 +14,7 @@
 
 #include "base/files.h"
 #include "base/log.h"
+#include "io/hf_gguf.h"
 #include "io/http_client.h"
 #include "io/progress_bar.h"
 #include "io/sha256.h"
@@ -58,10 +59,7 @@ uint64_t FileSizeOf(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : UINT64_MAX;
 }
 
-struct RepoListing {
-  std::string commit;
-  std::vector<std::string> files;
-};
+}  // namespace
 
 Result<RepoListing> ListRevision(const HubSettings& s, std::string_view repo, std::string_view revision) {
   HttpRequest req;
@@ -154,6 +152,15 @@ Status FetchFile(const HubSettings& s, std::string_view repo, const std::string&
   return OkStatus();
 }
 
+Status WriteRef(const HubSettings& s, std::string_view repo, std::string_view revision, const std::string& commit) {
+  if (IsCommitHash(revision)) return OkStatus();
+  const std::string repo_dir = RepoCacheDir(s, repo);
+  GEMMAD_RETURN_IF_ERROR(MakeDirs(JoinPath(repo_dir, "refs")));
+  return WriteStringToFile(JoinPath(repo_dir, "refs/" + std::string(revision)), commit);
+}
+
+namespace {
+
 Result<std::string> Download(const HubSettings& s, std::string_view repo, std::string_view revision) {
   GEMMAD_ASSIGN_OR_RETURN(RepoListing listing, ListRevision(s, repo, revision));
   std::set<std::string> wanted;
@@ -185,10 +192,7 @@ Result<std::string> Download(const HubSettings& s, std::string_view repo, std::s
     }
     for (const auto& f : shards) GEMMAD_RETURN_IF_ERROR(FetchFile(s, repo, listing.commit, f, repo_dir));
   }
-  if (!IsCommitHash(revision)) {
-    GEMMAD_RETURN_IF_ERROR(MakeDirs(JoinPath(repo_dir, "refs")));
-    GEMMAD_RETURN_IF_ERROR(WriteStringToFile(JoinPath(repo_dir, "refs/" + std::string(revision)), listing.commit));
-  }
+  GEMMAD_RETURN_IF_ERROR(WriteRef(s, repo, revision, listing.commit));
   return JoinPath(repo_dir, "snapshots/" + listing.commit);
 }
 
@@ -203,6 +207,8 @@ bool WantedRepoFile(std::string_view f) {
 Result<std::string> ResolveModelPath(std::string_view model, std::string_view revision,
                                      const HubSettings& settings, std::string_view required_file) {
   std::string m(model);
+  if (m.ends_with(".gguf") && FileExists(m) && !IsDirectory(m)) return m;  // a local GGUF file
+  if (auto ref = SplitGgufQuantTag(model)) return ResolveGgufRepo(ref->first, ref->second, revision, settings);
   if (IsDirectory(m)) {
     if (!FileExists(JoinPath(m, std::string(required_file)))) {
       return NotFoundError(m + " has no " + std::string(required_file));

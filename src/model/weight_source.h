@@ -31,6 +31,7 @@ struct WeightInfo {
 struct TokenizerHints {
   std::string tokenizer_dir;                 // holds tokenizer.json ("" when the source has none)
   std::optional<std::string> chat_template;  // the checkpoint's own chat template (Jinja source)
+  std::string gguf_file;                     // the tokenizer is this GGUF file's metadata ("" if not)
 };
 
 class WeightSource {

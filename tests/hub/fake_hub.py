@@ -25,7 +25,8 @@ def main():
     token = args[args.index("--token") + 1] if "--token" in args else None
     drop_after = int(args[args.index("--drop-after") + 1]) if "--drop-after" in args else None
     log_path = args[args.index("--log") + 1] if "--log" in args else None
-    files = sorted(f for f in os.listdir(repo_dir) if os.path.isfile(os.path.join(repo_dir, f)))
+    files = sorted(os.path.relpath(os.path.join(d, f), repo_dir)
+                   for d, _, names in os.walk(repo_dir) for f in names)  # subfolders too, as the hub lists them
     dropped = set()
 
     class Handler(http.server.BaseHTTPRequestHandler):

@@ -7,7 +7,7 @@
 #include <unordered_set>
 
 #include "base/files.h"
-#include "model/safetensors_source.h"
+#include "model/open_weight_source.h"
 
 namespace gemmad::model::gemma4 {
 namespace {
@@ -74,8 +74,10 @@ Status ValidateTensors(const Config& config, const WeightSource& source,
 }
 
 Result<Checkpoint> Checkpoint::Open(const std::string& model_dir, const CheckpointOptions& options) {
-  if (!IsDirectory(model_dir)) return NotFoundError(fmt::format("{}: model directory does not exist", model_dir));
-  GEMMAD_ASSIGN_OR_RETURN(std::unique_ptr<WeightSource> source, OpenSafetensorsDir(model_dir, options.show_progress));
+  if (!IsDirectory(model_dir) && !IsGgufPath(model_dir)) {
+    return NotFoundError(fmt::format("{}: model directory does not exist", model_dir));
+  }
+  GEMMAD_ASSIGN_OR_RETURN(std::unique_ptr<WeightSource> source, OpenWeightSource(model_dir, options.show_progress));
   GEMMAD_ASSIGN_OR_RETURN(Checkpoint ck, FromSource(std::move(source)));
   ck.dir_ = model_dir;
   return ck;

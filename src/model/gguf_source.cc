@@ -1,0 +1,214 @@
+// GgufSource (see gguf_source.h).
+#include "model/gguf_source.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "io/gguf_file.h"
+#include "model/gguf_config.h"
+#include "model/gguf_names.h"
+#include "tensor/ggml_quants.h"
+#include "tensor/half.h"
+
+namespace gemmad::model {
+namespace {
+
+using tensor::DType;
+using tensor::TensorView;
+
+tensor::Shape ToShape(const std::vector<int64_t>& dims) {
+  tensor::Shape s;
+  for (int64_t d : dims) s.dims[s.rank++] = d;  // at most 4 (the reader's bound)
+  return s;
+}
+
+struct Entry {
+  WeightInfo info;
+  TensorView view;
+};
+
+class GgufSource final : public WeightSource {
+ public:
+  static Result<std::unique_ptr<WeightSource>> Open(const std::string& path);
+
+  const std::string& label() const override { return file_.path(); }
+  const std::string& config_label() const override { return config_label_; }
+  const std::string& config_json() const override { return config_.config_json; }
+  const GenerationConfig& generation_config() const override { return config_.generation_config; }
+  const std::vector<std::string>& tensor_names() const override { return names_; }
+  const WeightInfo* Info(std::string_view name) const override {
+    auto it = entries_.find(name);
+    return it == entries_.end() ? nullptr : &it->second.info;
+  }
+  Result<TensorView> View(std::string_view name) const override {
+    auto it = entries_.find(name);
+    if (it == entries_.end()) return NotFoundError(fmt::format("{}: no tensor '{}'", file_.path(), name));
+    return it->second.view;
+  }
+  std::vector<std::string> files() const override { return {file_.path()}; }
+  const TokenizerHints& tokenizer_hints() const override { return hints_; }
+
+ private:
+  explicit GgufSource(io::GgufFile file) : file_(std::move(file)) {}
+  Status AddTensor(const io::GgufTensorInfo& t);
+  Status CombineSplitExperts();
+  void AddUnitLayerScalars();
+  float* Own(size_t n) {
+    owned_.push_back(std::make_unique<float[]>(n));
+    return owned_.back().get();
+  }
+  TensorView OwnedView(const float* data, std::vector<int64_t> shape) {
+    TensorView v;
+    v.data = const_cast<float*>(data);
+    v.dtype = DType::kF32;
+    v.shape = ToShape(shape);
+    return v;
+  }
+
+  io::GgufFile file_;
+  GgufModelConfig config_;
+  std::string config_label_;
+  std::map<std::string, Entry, std::less<>> entries_;
+  std::vector<std::string> names_;
+  std::vector<std::unique_ptr<float[]>> owned_;
+  TokenizerHints hints_;
+};
+
+// ggml ne[] (innermost first) -> PyTorch shape.
+std::vector<int64_t> TorchShape(const io::GgufTensorInfo& t) { return {t.ne.rbegin(), t.ne.rend()}; }
+
+Status GgufSource::AddTensor(const io::GgufTensorInfo& t) {
+  if (t.name == "rope_freqs.weight" && config_.arch == GgufArch::kGemma4) return OkStatus();  // in the config
+  std::optional<GgufTensorMapping> m = MapGgufTensorName(config_.arch, t.name);
+  if (!m) {
+    return DataLossError(fmt::format("{}: unexpected tensor '{}' (not part of a {} text model)", file_.path(), t.name,
+                                     config_.arch == GgufArch::kGemma3 ? "gemma3" : "gemma4"));
+  }
+  Entry e;
+  e.info.shape = TorchShape(t);
+  e.info.dtype_name = std::string(t.type->name);
+  e.info.size_bytes = t.size_bytes;
+  e.info.origin = file_.path();
+  const std::string_view bytes = file_.TensorBytes(t);
+  const auto* src = reinterpret_cast<const uint8_t*>(bytes.data());
+  const std::string_view type = t.type->name;
+  const bool plain = type == "F32" || type == "F16" || type == "BF16";
+  if (plain && !m->subtract_one) {
+    e.view.data = const_cast<uint8_t*>(src);
+    e.view.dtype = type == "F32" ? DType::kF32 : type == "F16" ? DType::kF16 : DType::kBF16;
+    e.view.shape = ToShape(e.info.shape);
+  } else {
+    const int64_t n = t.num_elements();
+    float* out = Own(static_cast<size_t>(n));
+    const int64_t row = t.ne[0];
+    for (int64_t r = 0; r < n / row; ++r) {
+      const uint64_t row_bytes = *io::GgmlRowBytes(*t.type, static_cast<uint64_t>(row));
+      Status s = tensor::DequantizeGgmlRow(t.type->id, src + r * row_bytes, row, out + r * row);
+      if (!s.ok()) return s.WithPrefix(fmt::format("{}: tensor '{}'", file_.path(), t.name));
+    }
+    if (m->subtract_one) {
+      for (int64_t i = 0; i < n; ++i) out[i] -= 1.0f;  // Gemma 3 stores 1 + w (spec §3.3)
+    }
+    e.view = OwnedView(out, e.info.shape);
+  }
+  e.info.dtype = e.view.dtype;
+  if (!entries_.emplace(m->hf_name, std::move(e)).second) {
+    return DataLossError(fmt::format("{}: tensor '{}' maps to '{}' twice", file_.path(), t.name, m->hf_name));
+  }
+  return OkStatus();
+}
+
+// The split expert form (ffn_gate_exps + ffn_up_exps, each [E, Fe, H]) as HF's experts.gate_up_proj
+// [E, 2·Fe, H]: per expert the gate rows, then the up rows.
+Status GgufSource::CombineSplitExperts() {
+  std::vector<std::string> gates;
+  for (const auto& [name, e] : entries_) {
+    if (name.ends_with(".experts.gate_proj")) gates.push_back(name);
+  }
+  for (const std::string& gate_name : gates) {
+    const std::string base = gate_name.substr(0, gate_name.size() - std::string_view("gate_proj").size());
+    auto up = entries_.find(base + "up_proj");
+    const Entry& g = entries_.at(gate_name);
+    if (up == entries_.end() || up->second.info.shape != g.info.shape || g.info.shape.size() != 3) {
+      return DataLossError(fmt::format("{}: '{}' needs a matching up projection of the same shape", file_.path(),
+                                       gate_name));
+    }
+    const int64_t E = g.info.shape[0], Fe = g.info.shape[1], H = g.info.shape[2];
+    float* out = Own(static_cast<size_t>(E * 2 * Fe * H));
+    const Entry* parts[2] = {&g, &up->second};
+    for (int half = 0; half < 2; ++half) {
+      const TensorView& v = parts[half]->view;
+      for (int64_t x = 0; x < E; ++x) {
+        float* dst = out + (x * 2 + half) * Fe * H;
+        for (int64_t i = 0; i < Fe * H; ++i) {
+          const int64_t at = x * Fe * H + i;
+          dst[i] = v.dtype == DType::kF32    ? v.As<const float>()[at]
+                   : v.dtype == DType::kBF16 ? tensor::Bf16ToFloat(v.As<const uint16_t>()[at])
+                                             : tensor::F16ToFloat(v.As<const uint16_t>()[at]);
+        }
+      }
+    }
+    Entry combined;
+    combined.info = g.info;
+    combined.info.shape = {E, 2 * Fe, H};
+    combined.info.size_bytes += up->second.info.size_bytes;
+    combined.view = OwnedView(out, combined.info.shape);
+    combined.info.dtype = DType::kF32;
+    entries_.erase(up);
+    entries_.erase(gate_name);
+    entries_.emplace(base + "gate_up_proj", std::move(combined));
+  }
+  return OkStatus();
+}
+
+// layer_output_scale is optional in llama.cpp's loader (spec §3.5): absent means 1.
+void GgufSource::AddUnitLayerScalars() {
+  if (config_.arch != GgufArch::kGemma4) return;
+  std::vector<std::string> layers;
+  for (const auto& [name, e] : entries_) {
+    if (name.ends_with(".input_layernorm.weight")) {
+      layers.push_back(name.substr(0, name.size() - std::string_view("input_layernorm.weight").size()));
+    }
+  }
+  for (const std::string& p : layers) {
+    if (entries_.count(p + "layer_scalar") > 0) continue;
+    float* one = Own(1);
+    *one = 1.0f;
+    Entry e;
+    e.info.shape = {1};
+    e.info.dtype = DType::kF32;
+    e.info.dtype_name = "F32";
+    e.info.origin = file_.path() + " (absent: 1.0)";
+    e.view = OwnedView(one, {1});
+    entries_.emplace(p + "layer_scalar", std::move(e));
+  }
+}
+
+Result<std::unique_ptr<WeightSource>> GgufSource::Open(const std::string& path) {
+  GEMMAD_ASSIGN_OR_RETURN(io::GgufFile file, io::GgufFile::Open(path));
+  std::unique_ptr<GgufSource> s(new GgufSource(std::move(file)));
+  GEMMAD_ASSIGN_OR_RETURN(s->config_, GgufConfigFromFile(s->file_));
+  s->config_label_ = s->file_.path() + " (metadata)";
+  for (const io::GgufTensorInfo& t : s->file_.tensors()) GEMMAD_RETURN_IF_ERROR(s->AddTensor(t));
+  GEMMAD_RETURN_IF_ERROR(s->CombineSplitExperts());
+  s->AddUnitLayerScalars();
+  for (const auto& [name, e] : s->entries_) s->names_.push_back(name);
+  s->hints_.gguf_file = s->file_.path();
+  if (s->file_.metadata().Has("tokenizer.chat_template")) {
+    auto t = s->file_.metadata().GetString("tokenizer.chat_template");
+    if (!t.ok()) return t.status().WithPrefix(path);
+    s->hints_.chat_template = std::move(*t);
+  }
+  return std::unique_ptr<WeightSource>(std::move(s));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<WeightSource>> OpenGgufSource(const std::string& path) { return GgufSource::Open(path); }
+
+}  // namespace gemmad::model

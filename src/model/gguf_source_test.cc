@@ -1,0 +1,168 @@
+// The GGUF weight source on crafted files: config.json from gemma3 metadata (llama.cpp's defaults
+// for what a GGUF does not store), HF names and PyTorch shapes, the Gemma 3 norm shift undone,
+// Gemma 4's rope_freqs read into the config, and one-line errors for what it cannot serve.
+#include "model/gguf_source.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "base/files.h"
+#include "io/gguf_test_writer.h"
+#include "model/gguf_names.h"
+
+namespace gemmad::model {
+namespace {
+
+using io::testing::GgufTestWriter;
+
+std::string F32s(std::initializer_list<float> v) {
+  std::string out(v.size() * 4, '\0');
+  std::memcpy(out.data(), std::data(v), out.size());
+  return out;
+}
+std::string Zeros(size_t n) { return std::string(n * 4, '\0'); }
+
+// A gemma3 file with 7 layers of H = 4 (one head of d = 4, F = 8, vocab 3), all F32.
+GgufTestWriter Gemma3Writer(int layers = 7) {
+  GgufTestWriter w;
+  w.AddString("general.architecture", "gemma3");
+  w.AddU32("gemma3.block_count", layers);
+  w.AddU32("gemma3.embedding_length", 4);
+  w.AddU32("gemma3.feed_forward_length", 8);
+  w.AddU32("gemma3.attention.head_count", 1);
+  w.AddU32("gemma3.attention.head_count_kv", 1);
+  w.AddU32("gemma3.attention.key_length", 4);
+  w.AddU32("gemma3.attention.value_length", 4);
+  w.AddU32("gemma3.attention.sliding_window", 16);
+  w.AddU32("tokenizer.ggml.eos_token_id", 1);
+  w.AddTensor({"token_embd.weight", {4, 3}, 0, Zeros(12)});
+  w.AddTensor({"output_norm.weight", {4}, 0, F32s({1.5f, 1.0f, 0.25f, 2.0f})});
+  for (int l = 0; l < layers; ++l) {
+    const std::string p = "blk." + std::to_string(l) + ".";
+    for (const char* n : {"attn_norm", "post_attention_norm", "ffn_norm", "post_ffw_norm"}) {
+      w.AddTensor({p + n + ".weight", {4}, 0, Zeros(4)});
+    }
+    for (const char* n : {"attn_q_norm", "attn_k_norm"}) w.AddTensor({p + n + ".weight", {4}, 0, Zeros(4)});
+    for (const char* n : {"attn_q", "attn_k", "attn_v", "attn_output"}) w.AddTensor({p + n + ".weight", {4, 4}, 0, Zeros(16)});
+    w.AddTensor({p + "ffn_gate.weight", {4, 8}, 0, Zeros(32)});
+    w.AddTensor({p + "ffn_up.weight", {4, 8}, 0, Zeros(32)});
+    w.AddTensor({p + "ffn_down.weight", {8, 4}, 0, Zeros(32)});
+  }
+  return w;
+}
+
+class GgufSourceTest : public ::testing::Test {
+ protected:
+  std::string Save(const GgufTestWriter& w) {
+    const std::string path = ::testing::TempDir() + "/gguf_source_" + std::to_string(getpid()) + "_" +
+                             ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".gguf";
+    EXPECT_TRUE(WriteStringToFile(path, w.Build()).ok());
+    return path;
+  }
+};
+
+TEST_F(GgufSourceTest, Gemma3ConfigNamesShapesAndNormShift) {
+  auto s = OpenGgufSource(Save(Gemma3Writer()));
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  const auto c = nlohmann::json::parse((*s)->config_json());
+  EXPECT_EQ(c["model_type"], "gemma3_text");
+  EXPECT_EQ(c["query_pre_attn_scalar"], 4);  // head_dim, as llama.cpp
+  EXPECT_EQ(c["vocab_size"], 3);
+  EXPECT_EQ(c["sliding_window"], 16);
+  EXPECT_TRUE(c["final_logit_softcapping"].is_null());
+  EXPECT_EQ(c["rope_parameters"]["sliding_attention"]["rope_theta"], 10000.0);  // freq_base_swa absent
+  EXPECT_EQ(c["rope_parameters"]["full_attention"]["rope_theta"], 1000000.0);
+  std::vector<std::string> types;
+  for (const auto& t : c["layer_types"]) types.push_back(t);
+  EXPECT_EQ(types[4], "sliding_attention");
+  EXPECT_EQ(types[5], "full_attention");  // period 6: every sixth layer global
+  EXPECT_EQ(types[6], "sliding_attention");
+  EXPECT_EQ((*s)->generation_config().eos_token_ids, (std::vector<int64_t>{1, 106}));
+
+  const WeightInfo* gate = (*s)->Info("model.layers.3.mlp.gate_proj.weight");
+  ASSERT_NE(gate, nullptr);
+  EXPECT_EQ(gate->shape, (std::vector<int64_t>{8, 4}));  // ne {4, 8} reversed
+  EXPECT_EQ(gate->dtype_name, "F32");
+  auto norm = (*s)->View("model.norm.weight");
+  ASSERT_TRUE(norm.ok());
+  const float* v = norm->As<const float>();
+  EXPECT_EQ(v[0], 0.5f);  // stored 1 + w
+  EXPECT_EQ(v[2], -0.75f);
+  EXPECT_EQ((*s)->tokenizer_hints().gguf_file, (*s)->label());
+  EXPECT_EQ((*s)->Info("lm_head.weight"), nullptr);  // tied
+}
+
+TEST_F(GgufSourceTest, RefusesOtherArchitecturesAndUnknownTensors) {
+  GgufTestWriter llama;
+  llama.AddString("general.architecture", "llama");
+  auto a = OpenGgufSource(Save(llama));
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.status().message().find("'llama' is not supported"), std::string::npos) << a.status().message();
+
+  GgufTestWriter w = Gemma3Writer();
+  w.AddTensor({"blk.0.ffn_gate_inp.weight", {4, 2}, 0, Zeros(8)});  // a gemma4 tensor in a gemma3 file
+  auto b = OpenGgufSource(Save(w));
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("unexpected tensor 'blk.0.ffn_gate_inp.weight'"), std::string::npos)
+      << b.status().message();
+
+  GgufTestWriter missing;
+  missing.AddString("general.architecture", "gemma3");
+  auto c = OpenGgufSource(Save(missing));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("gemma3.block_count"), std::string::npos) << c.status().message();
+}
+
+TEST_F(GgufSourceTest, Gemma4RopeFreqsMustBeOnesThenHuge) {
+  GgufTestWriter w;
+  w.AddString("general.architecture", "gemma4");
+  w.AddU32("gemma4.block_count", 1);
+  w.AddU32("gemma4.embedding_length", 4);
+  w.AddU32("gemma4.feed_forward_length", 8);
+  w.AddU32("gemma4.attention.head_count", 1);
+  w.AddU32("gemma4.attention.head_count_kv", 1);
+  w.AddU32("gemma4.attention.key_length", 8);
+  w.AddTensor({"token_embd.weight", {4, 3}, 0, Zeros(12)});
+  w.AddTensor({"rope_freqs.weight", {4}, 0, F32s({1.0f, 1e30f, 1e30f, 1e30f})});
+  auto ok = OpenGgufSource(Save(w));
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  const auto c = nlohmann::json::parse((*ok)->config_json());
+  EXPECT_EQ(c["rope_parameters"]["full_attention"]["partial_rotary_factor"], 0.25);
+  EXPECT_EQ(c["final_logit_softcapping"], 30.0);
+
+  GgufTestWriter odd;
+  odd.AddString("general.architecture", "gemma4");
+  odd.AddU32("gemma4.block_count", 1);
+  odd.AddU32("gemma4.embedding_length", 4);
+  odd.AddU32("gemma4.feed_forward_length", 8);
+  odd.AddU32("gemma4.attention.head_count", 1);
+  odd.AddU32("gemma4.attention.head_count_kv", 1);
+  odd.AddU32("gemma4.attention.key_length", 8);
+  odd.AddTensor({"token_embd.weight", {4, 3}, 0, Zeros(12)});
+  odd.AddTensor({"rope_freqs.weight", {4}, 0, F32s({1.0f, 0.5f, 1e30f, 1e30f})});
+  auto r = OpenGgufSource(Save(odd));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("rope_freqs.weight[1]"), std::string::npos) << r.status().message();
+}
+
+TEST(GgufNames, MapsBothArchitectures) {
+  EXPECT_EQ(MapGgufTensorName(GgufArch::kGemma3, "blk.12.ffn_norm.weight")->hf_name,
+            "model.layers.12.pre_feedforward_layernorm.weight");
+  EXPECT_TRUE(MapGgufTensorName(GgufArch::kGemma3, "blk.12.ffn_norm.weight")->subtract_one);
+  EXPECT_FALSE(MapGgufTensorName(GgufArch::kGemma3, "blk.1.attn_q.weight")->subtract_one);
+  EXPECT_FALSE(MapGgufTensorName(GgufArch::kGemma4, "blk.0.attn_norm.weight")->subtract_one);
+  EXPECT_EQ(MapGgufTensorName(GgufArch::kGemma4, "blk.3.ffn_down_exps.scale")->hf_name,
+            "model.layers.3.router.per_expert_scale");
+  EXPECT_EQ(MapGgufTensorName(GgufArch::kGemma4, "per_layer_proj_norm.weight")->hf_name,
+            "model.per_layer_projection_norm.weight");
+  EXPECT_FALSE(MapGgufTensorName(GgufArch::kGemma3, "per_layer_token_embd.weight"));
+  EXPECT_FALSE(MapGgufTensorName(GgufArch::kGemma4, "blk.01.attn_q.weight"));
+  EXPECT_FALSE(MapGgufTensorName(GgufArch::kGemma4, "blk.x.attn_q.weight"));
+  EXPECT_FALSE(MapGgufTensorName(GgufArch::kGemma4, "blk.1.nonsense.weight"));
+}
+
+}  // namespace
+}  // namespace gemmad::model
