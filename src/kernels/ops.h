@@ -19,7 +19,7 @@ namespace gemmad::kernels {
 using tensor::TensorView;
 
 // ---- dense algebra -----------------------------------------------------------------------
-// y = x · wᵀ. x: [n, in] f32; w: [out, in] f32|bf16|Q8_R|Q4_0; y: [n, out] f32 (must not alias
+// y = x · wᵀ. x: [n, in] f32; w: [out, in] f32|bf16|Q8_R|Q4_0|a kGgml* type; y: [n, out] f32 (must not alias
 // x). Quantized weights (in % 32 == 0) meet x quantized per token in int8 blocks of 32
 // (tensor/quant_blocks.h).
 void Linear(const ExecContext& ctx, const TensorView& x, const TensorView& w, const TensorView& y);
@@ -96,7 +96,7 @@ void GatherRows(const ExecContext& ctx, const TensorView& x, const TensorView& r
 void SliceColumns(const ExecContext& ctx, const TensorView& x, int64_t begin, const TensorView& out);
 
 // ---- embeddings ------------------------------------------------------------------------------
-// out[t, :] = table[ids[t], :] · scale. table: [num_rows, m] f32|bf16|Q8_R|Q4_0 (may be a memory-mapped
+// out[t, :] = table[ids[t], :] · scale. table: [num_rows, m] f32|bf16|any block type (may be a memory-mapped
 // file: only the rows named are touched); ids: [n] i32, each in [0, num_rows); out: [n, m] f32.
 void EmbeddingGather(const ExecContext& ctx, const TensorView& table, const TensorView& ids,
                      float scale, const TensorView& out);

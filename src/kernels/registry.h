@@ -28,6 +28,10 @@ using SoftCapFn = void (*)(float* x, int64_t n, float cap);
 using QuantizeActsFn = void (*)(const float* x, int64_t n, int64_t in, int8_t* q, float* d);
 // y[t, o] = Σ_b d[t, b] · (weight block scale) · Σ_j q[t, 32b + j] · w_q[o, 32b + j] for the
 // kQ8R or kQ4_0 matrix w of `out` rows (layouts: tensor/quant_blocks.h), o in [o_begin, o_end).
+// The ggml types (tensor/ggml_blocks.h; rows one after the other, RowBytes apart) use the same
+// signature: Σ_b d[t, b] · Σ_j q[t, 32b + j] · w_deq[o, 32b + j], where w_deq is the exact
+// dequantized weight (tensor/ggml_quants.h) and the K types' per-sub-block scales and minimums
+// are applied to exact integer partial sums.
 using LinearQuantFn = void (*)(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w,
                                int64_t out, int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
 
@@ -64,6 +68,10 @@ struct CpuKernelTable {
   QuantizeActsFn quantize_acts;
   LinearQuantFn linear_q8r;   // kQ8R weights
   LinearQuantFn linear_q4_0;  // kQ4_0 weights
+  LinearQuantFn linear_ggml_q8_0;  // kGgmlQ8_0 weights (GGUF)
+  LinearQuantFn linear_ggml_q5_0;  // kGgmlQ5_0
+  LinearQuantFn linear_ggml_q4_k;  // kGgmlQ4_K
+  LinearQuantFn linear_ggml_q6_k;  // kGgmlQ6_K
   QuantizeRowQ8RFn quantize_row_q8r;
   QuantizeRowQ4_0Fn quantize_row_q4_0;
   GeluTanhMulFn gelu_tanh_mul;
@@ -105,6 +113,15 @@ void LinearQ8RGeneric(const int8_t* q, const float* d, int64_t n, int64_t in, co
                       int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
 void LinearQ4_0Generic(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                        int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
+// The ggml types' portable kernels (kernels/cpu/linear_ggml_generic.cc).
+void LinearGgmlQ8_0Generic(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                           int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
+void LinearGgmlQ5_0Generic(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                           int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
+void LinearGgmlQ4_KGeneric(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                           int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
+void LinearGgmlQ6_KGeneric(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                           int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
 void QuantizeRowQ8RGeneric(const float* x, int64_t in, uint8_t* row);
 void QuantizeRowQ4_0Generic(const float* x, int64_t in, uint8_t* scale, uint8_t* qs, size_t stride);
 void QuantizeRowQ8RAvx2(const float* x, int64_t in, uint8_t* row);

@@ -26,10 +26,11 @@ inline void CheckWeightDType(const tensor::TensorView& v, const char* what) {
 inline void CheckMatrixDType(const tensor::TensorView& v, const char* what) {
   GEMMAD_CHECK(v.data != nullptr, "{}: null data", what);
   GEMMAD_CHECK(v.dtype == tensor::DType::kF32 || v.dtype == tensor::DType::kBF16 || tensor::IsBlockQuantized(v.dtype),
-               "{}: dtype {} (want F32, BF16, Q8_R or Q4_0)", what, tensor::DTypeName(v.dtype));
-  GEMMAD_CHECK(!tensor::IsBlockQuantized(v.dtype) || (v.shape.rank > 0 && v.shape[v.shape.rank - 1] % 32 == 0),
-               "{}: {} rows of {} elements (want a multiple of 32)", what, tensor::DTypeName(v.dtype),
-               v.shape.rank > 0 ? v.shape[v.shape.rank - 1] : 0);
+               "{}: dtype {} (want F32, BF16 or a block-quantized type)", what, tensor::DTypeName(v.dtype));
+  GEMMAD_CHECK(!tensor::IsBlockQuantized(v.dtype) ||
+                   (v.shape.rank > 0 && v.shape[v.shape.rank - 1] % tensor::BlockElements(v.dtype) == 0),
+               "{}: {} rows of {} elements (want a multiple of {})", what, tensor::DTypeName(v.dtype),
+               v.shape.rank > 0 ? v.shape[v.shape.rank - 1] : 0, tensor::BlockElements(v.dtype));
 }
 
 inline void CheckRank(const tensor::TensorView& v, int rank, const char* what) {

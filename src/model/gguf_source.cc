@@ -34,7 +34,7 @@ struct Entry {
 
 class GgufSource final : public WeightSource {
  public:
-  static Result<std::unique_ptr<WeightSource>> Open(const std::string& path);
+  static Result<std::unique_ptr<WeightSource>> Open(const std::string& path, const GgufSourceOptions& options);
 
   const std::string& label() const override { return file_.path(); }
   const std::string& config_label() const override { return config_label_; }
@@ -54,7 +54,7 @@ class GgufSource final : public WeightSource {
   const TokenizerHints& tokenizer_hints() const override { return hints_; }
 
  private:
-  explicit GgufSource(io::GgufFile file) : file_(std::move(file)) {}
+  GgufSource(io::GgufFile file, GgufSourceOptions options) : file_(std::move(file)), options_(options) {}
   Status AddTensor(const io::GgufTensorInfo& t);
   Status CombineSplitExperts();
   void AddUnitLayerScalars();
@@ -71,6 +71,7 @@ class GgufSource final : public WeightSource {
   }
 
   io::GgufFile file_;
+  GgufSourceOptions options_;
   GgufModelConfig config_;
   std::string config_label_;
   std::map<std::string, Entry, std::less<>> entries_;
@@ -98,9 +99,14 @@ Status GgufSource::AddTensor(const io::GgufTensorInfo& t) {
   const auto* src = reinterpret_cast<const uint8_t*>(bytes.data());
   const std::string_view type = t.type->name;
   const bool plain = type == "F32" || type == "F16" || type == "BF16";
+  const std::optional<DType> native = tensor::DTypeForGgmlType(t.type->id);
   if (plain && !m->subtract_one) {
     e.view.data = const_cast<uint8_t*>(src);
     e.view.dtype = type == "F32" ? DType::kF32 : type == "F16" ? DType::kF16 : DType::kBF16;
+    e.view.shape = ToShape(e.info.shape);
+  } else if (native && t.ne.size() == 2 && !m->subtract_one && !options_.dequantize_all) {
+    e.view.data = const_cast<uint8_t*>(src);  // read in place by the kernels
+    e.view.dtype = *native;
     e.view.shape = ToShape(e.info.shape);
   } else {
     const int64_t n = t.num_elements();
@@ -189,9 +195,9 @@ void GgufSource::AddUnitLayerScalars() {
   }
 }
 
-Result<std::unique_ptr<WeightSource>> GgufSource::Open(const std::string& path) {
+Result<std::unique_ptr<WeightSource>> GgufSource::Open(const std::string& path, const GgufSourceOptions& options) {
   GEMMAD_ASSIGN_OR_RETURN(io::GgufFile file, io::GgufFile::Open(path));
-  std::unique_ptr<GgufSource> s(new GgufSource(std::move(file)));
+  std::unique_ptr<GgufSource> s(new GgufSource(std::move(file), options));
   GEMMAD_ASSIGN_OR_RETURN(s->config_, GgufConfigFromFile(s->file_));
   s->config_label_ = s->file_.path() + " (metadata)";
   for (const io::GgufTensorInfo& t : s->file_.tensors()) GEMMAD_RETURN_IF_ERROR(s->AddTensor(t));
@@ -209,6 +215,8 @@ Result<std::unique_ptr<WeightSource>> GgufSource::Open(const std::string& path) 
 
 }  // namespace
 
-Result<std::unique_ptr<WeightSource>> OpenGgufSource(const std::string& path) { return GgufSource::Open(path); }
+Result<std::unique_ptr<WeightSource>> OpenGgufSource(const std::string& path, const GgufSourceOptions& options) {
+  return GgufSource::Open(path, options);
+}
 
 }  // namespace gemmad::model

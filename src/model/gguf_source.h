@@ -2,10 +2,13 @@
 // metadata (model/gguf_config.h), tensors under their Hugging Face names (model/gguf_names.h) in
 // PyTorch shape order (ggml's ne[] reversed; the bytes are not moved), the tokenizer and chat
 // template left in the file's metadata (TokenizerHints::gguf_file).
-// Storage: F32, F16 and BF16 tensors are zero-copy views of the mapping; block-quantized tensors
-// are dequantized to owned F32 at open with tensor/ggml_quants.h (exact: every quantized value is
-// a small integer times an f16 scale, plus an f16 minimum for the _1 and K types), so a GGUF runs
-// the same kernels as a safetensors checkpoint; --quantization int8|int4 re-quantizes as usual.
+// Storage: F32, F16 and BF16 tensors are zero-copy views of the mapping. Matrices (2-D tensors)
+// in Q8_0, Q5_0, Q4_K or Q6_K are zero-copy views too, of dtype kGgml*: the Linear and gather
+// kernels read those blocks directly, against int8-quantized activations as llama.cpp does. Every
+// other block-quantized tensor (other types, MoE expert stacks, anything when
+// `dequantize_all` is set) is dequantized to owned F32 at open with tensor/ggml_quants.h, which is
+// exact (every quantized value is a small integer times an f16 scale, plus an f16 minimum for the
+// _1 and K types): that path computes what transformers computes on the dequantized weights.
 #pragma once
 
 #include <memory>
@@ -18,6 +21,9 @@ namespace gemmad::model {
 
 // Opens `path` (errors name the file and the problem: not GGUF, unsupported architecture or type,
 // a tensor the architecture does not have, a shape that does not fit the metadata).
-Result<std::unique_ptr<WeightSource>> OpenGgufSource(const std::string& path);
+struct GgufSourceOptions {
+  bool dequantize_all = false;  // every block type to f32 (exact reference numerics; 4-8x the memory)
+};
+Result<std::unique_ptr<WeightSource>> OpenGgufSource(const std::string& path, const GgufSourceOptions& options = {});
 
 }  // namespace gemmad::model

@@ -1,6 +1,7 @@
 // DType sizes and names.
 #include "tensor/dtype.h"
 
+#include "tensor/ggml_types.h"
 #include "tensor/quant_blocks.h"
 
 namespace gemmad::tensor {
@@ -12,18 +13,46 @@ size_t DTypeSize(DType t) {
     case DType::kBF16: case DType::kF16: case DType::kI16: return 2;
     case DType::kI8: case DType::kU8: case DType::kBool: return 1;
     case DType::kQ8R: case DType::kQ4_0: return 0;
+    case DType::kGgmlQ8_0: case DType::kGgmlQ5_0: case DType::kGgmlQ4_K: case DType::kGgmlQ6_K: return 0;
   }
   return 0;
 }
 
-bool IsBlockQuantized(DType t) { return t == DType::kQ8R || t == DType::kQ4_0; }
+bool IsBlockQuantized(DType t) { return t == DType::kQ8R || t == DType::kQ4_0 || GgmlTypeId(t).has_value(); }
+
+std::optional<uint32_t> GgmlTypeId(DType t) {
+  switch (t) {
+    case DType::kGgmlQ8_0: return kGgmlQ8_0;
+    case DType::kGgmlQ5_0: return kGgmlQ5_0;
+    case DType::kGgmlQ4_K: return kGgmlQ4_K;
+    case DType::kGgmlQ6_K: return kGgmlQ6_K;
+    default: return std::nullopt;
+  }
+}
+
+std::optional<DType> DTypeForGgmlType(uint32_t ggml_type) {
+  for (DType t : {DType::kGgmlQ8_0, DType::kGgmlQ5_0, DType::kGgmlQ4_K, DType::kGgmlQ6_K}) {
+    if (GgmlTypeId(t) == ggml_type) return t;
+  }
+  return std::nullopt;
+}
+
+int64_t BlockElements(DType t) {
+  if (auto id = GgmlTypeId(t)) return FindGgmlType(*id)->block_size;
+  return IsBlockQuantized(t) ? kQuantBlock : 1;
+}
 
 size_t RowBytes(DType t, int64_t cols) {
   const auto c = static_cast<size_t>(cols);
   switch (t) {
     case DType::kQ8R: return sizeof(float) + c;
     case DType::kQ4_0: return c / kQuantBlock * sizeof(BlockQ4_0);
-    default: return c * DTypeSize(t);
+    default:
+      if (auto id = GgmlTypeId(t)) {
+        const GgmlTypeInfo* g = FindGgmlType(*id);
+        return c / g->block_size * g->type_size;
+      }
+      return c * DTypeSize(t);
   }
 }
 
@@ -41,6 +70,10 @@ std::string_view DTypeName(DType t) {
     case DType::kBool: return "BOOL";
     case DType::kQ8R: return "Q8_R";
     case DType::kQ4_0: return "Q4_0";
+    case DType::kGgmlQ8_0: return "Q8_0";
+    case DType::kGgmlQ5_0: return "Q5_0";
+    case DType::kGgmlQ4_K: return "Q4_K";
+    case DType::kGgmlQ6_K: return "Q6_K";
   }
   return "?";
 }

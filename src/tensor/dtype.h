@@ -1,6 +1,8 @@
 // DType: the closed set of element types gemmad stores. Names follow safetensors ("BF16"); the
-// two block-quantized weight types are gemmad's own load-time formats (tensor/quant_blocks.h):
-// their rows are self-contained runs of blocks, so they have a row size but no element size.
+// block-quantized weight types are gemmad's own load-time formats (kQ8R, kQ4_0:
+// tensor/quant_blocks.h) and the ggml types GGUF files store and the kernels read as they are
+// (kGgmlQ8_0, kGgmlQ5_0, kGgmlQ4_K, kGgmlQ6_K: tensor/ggml_blocks.h, rows of whole blocks, one
+// row after the other). Block types have a row size but no element size.
 #pragma once
 
 #include <cstddef>
@@ -10,15 +12,24 @@
 
 namespace gemmad::tensor {
 
-enum class DType : uint8_t { kF32, kBF16, kF16, kF64, kI64, kI32, kI16, kI8, kU8, kBool, kQ8R, kQ4_0 };
+enum class DType : uint8_t { kF32, kBF16, kF16, kF64, kI64, kI32, kI16, kI8, kU8, kBool, kQ8R, kQ4_0,
+                            kGgmlQ8_0, kGgmlQ5_0, kGgmlQ4_K, kGgmlQ6_K };
 
 // Bytes per element; 0 for the block-quantized types (use RowBytes).
 size_t DTypeSize(DType t);
-// kQ8R (int8 per row, fp32 row scale) and kQ4_0 (int4 in blocks of 32 with an f16 scale).
+// kQ8R (int8 per row, fp32 row scale), kQ4_0 (int4 in blocks of 32 with an f16 scale) and the
+// kGgml* types.
 bool IsBlockQuantized(DType t);
-// Bytes of one row of `cols` elements (cols must be a multiple of kQuantBlock for the block types).
+// The kGgml* types: the ggml type id (tensor/ggml_types.h) of one, nullopt for any other dtype.
+std::optional<uint32_t> GgmlTypeId(DType t);
+// The dtype the kernels read a ggml type as directly, nullopt when they do not.
+std::optional<DType> DTypeForGgmlType(uint32_t ggml_type);
+// Elements per block along a row: 32 (kQ8R counts as 32, kQ4_0, Q8_0, Q5_0), 256 (K types), 1 otherwise.
+int64_t BlockElements(DType t);
+// Bytes of one row of `cols` elements (cols must be a multiple of BlockElements for the block types).
 size_t RowBytes(DType t, int64_t cols);
-// "F32", "BF16", ... (the safetensors spelling; "Q8_R" and "Q4_0" for the block types).
+// "F32", "BF16", ... (the safetensors spelling; "Q8_R", "Q4_0", and ggml's "Q8_0", "Q5_0", "Q4_K",
+// "Q6_K" for the block types).
 std::string_view DTypeName(DType t);
 // Parses the safetensors spelling; nullopt for anything else (e.g. "F8_E4M3", and the block
 // types, which never come from a safetensors header).

@@ -15,7 +15,7 @@ std::string Shape::ToString() const {
 
 TensorView TensorView::Row(int64_t r) const {
   GEMMAD_CHECK(shape.rank == 2 && r >= 0 && r < shape[0], "Row({}) of {}", r, shape.ToString());
-  GEMMAD_CHECK(dtype != DType::kQ4_0, "Row({}) of a Q4_0 matrix (rows are stored in pairs)", r);
+  GEMMAD_CHECK(dtype != DType::kQ4_0, "Row({}) of a Q4_0 matrix (rows are stored in pairs)", r);  // ggml types: plain rows
   TensorView v;
   v.dtype = dtype;
   v.device = device;

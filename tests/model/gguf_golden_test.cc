@@ -7,6 +7,8 @@
 //   runs) within the safetensors path's tolerance, and really are lossy against the f32 goldens.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -14,7 +16,9 @@
 
 #include "gemma4_golden.h"
 #include "golden_compare.h"
+#include "kernels/backend.h"
 #include "model/gemma4/model.h"
+#include "model/gguf_source.h"
 #include "sequence_runner.h"
 
 namespace gemmad::model::gemma4 {
@@ -45,15 +49,41 @@ std::vector<float> ReferenceLogits(const std::string& model, const std::string& 
   return out;
 }
 
-std::unique_ptr<Model> LoadOrDie(const std::string& path) {
-  auto m = Model::Load(path);
+std::unique_ptr<Model> LoadOrDie(const std::string& path, bool dequantize_all = false) {
+  auto source = OpenGgufSource(path, {.dequantize_all = dequantize_all});
+  if (!path.ends_with(".gguf")) {
+    auto m = Model::Load(path);
+    EXPECT_TRUE(m.ok()) << m.status().ToString();
+    return m.ok() ? std::move(m).value() : nullptr;
+  }
+  EXPECT_TRUE(source.ok()) << source.status().ToString();
+  if (!source.ok()) return nullptr;
+  auto m = Model::Load(std::shared_ptr<const WeightSource>(std::move(source).value()));
   EXPECT_TRUE(m.ok()) << m.status().ToString();
   return m.ok() ? std::move(m).value() : nullptr;
 }
 
-std::vector<float> Prefill(Model& m, const std::vector<int64_t>& ids) {
-  SequenceRunner r(m, 16, 8);
+std::vector<float> Prefill(Model& m, const std::vector<int64_t>& ids, const kernels::ExecContext& exec = {}) {
+  SequenceRunner r(m, 16, 8, exec);
   return r.Step(0, std::vector<int32_t>(ids.begin(), ids.end()), true, nullptr);
+}
+
+// Mean over rows of KL(softmax(a) || softmax(b)), and the fraction of rows with the same argmax.
+std::pair<double, double> KlAndTop1(const std::vector<float>& a, const std::vector<float>& b, int64_t T, int64_t V) {
+  double kl = 0.0, top1 = 0.0;
+  for (int64_t t = 0; t < T; ++t) {
+    const float* x = a.data() + t * V;
+    const float* y = b.data() + t * V;
+    const double mx = *std::max_element(x, x + V), my = *std::max_element(y, y + V);
+    double zx = 0.0, zy = 0.0;
+    for (int64_t i = 0; i < V; ++i) zx += std::exp(x[i] - mx), zy += std::exp(y[i] - my);
+    for (int64_t i = 0; i < V; ++i) {
+      const double lx = x[i] - mx - std::log(zx), ly = y[i] - my - std::log(zy);
+      kl += std::exp(lx) * (lx - ly);
+    }
+    top1 += (std::max_element(x, x + V) - x) == (std::max_element(y, y + V) - y) ? 1.0 : 0.0;
+  }
+  return {kl / static_cast<double>(T), top1 / static_cast<double>(T)};
 }
 
 class GgufGolden : public ::testing::TestWithParam<std::string> {};
@@ -82,12 +112,13 @@ TEST_P(GgufGolden, F32FileGivesTheSafetensorsLogits) {
 TEST_P(GgufGolden, Q8FileGivesTheReferenceLogitsOfItsWeights) {
   auto g = Gemma4Golden::Load(GetParam(), "f32");
   ASSERT_TRUE(g.ok()) << g.status().ToString();
-  auto gguf = LoadOrDie(GgufPath(GetParam(), "q8_0"));
-  ASSERT_TRUE(gguf);
+  auto exact = LoadOrDie(GgufPath(GetParam(), "q8_0"), /*dequantize_all=*/true);
+  auto native = LoadOrDie(GgufPath(GetParam(), "q8_0"));
+  ASSERT_TRUE(exact && native);
   const int64_t V = g->vocab_size();
   for (const auto& p : g->prompts()) {
     SCOPED_TRACE(p.name);
-    const std::vector<float> got = Prefill(*gguf, p.token_ids);
+    const std::vector<float> got = Prefill(*exact, p.token_ids), fast = Prefill(*native, p.token_ids);
     const std::vector<float> ref = ReferenceLogits(GetParam(), p.name);
     ASSERT_EQ(got.size(), ref.size());
     const int64_t T = static_cast<int64_t>(p.token_ids.size());
@@ -96,9 +127,24 @@ TEST_P(GgufGolden, Q8FileGivesTheReferenceLogitsOfItsWeights) {
     auto f32 = g->Array(p.name + ".prefill_logits");
     ASSERT_TRUE(f32.ok());
     const auto lossy = testing::Compare(got.data(), f32->values.data(), T, V);
-    std::printf("[gguf-q8] %s %s: vs its reference max abs %.2e; vs the f32 golden mean abs %.3f\n",
-                GetParam().c_str(), p.name.c_str(), s.max_abs, lossy.mean_abs);
     EXPECT_GT(lossy.mean_abs, 10 * kLogitTol);  // the file was not silently read as the f32 weights
+    // The Q8_0 kernels read the blocks in place against int8 activations (as llama.cpp does):
+    // what that adds is the activation rounding alone.
+    const auto [kl, top1] = KlAndTop1(ref, fast, T, V);
+    const std::vector<float> scalar = Prefill(*native, p.token_ids, {nullptr, kernels::FindBackend("reference")});
+    const double backends_kl = KlAndTop1(scalar, fast, T, V).first;
+    // Bounds about 2x the measured activation-rounding effect (per prompt, KL 0.011/0.018 on T1,
+    // 0.023/0.18 on T2, the MoE model whose routing flips under small noise; top-1 0.87-0.92 and
+    // 0.38-0.92), the same order as --quantization int8 on these models
+    // (quantization_accuracy_test.cc). The scalar reference backend must agree with the CPU
+    // kernels far more closely: below 1% of that effect (measured <= 0.3%).
+    const bool t1 = GetParam() == "t1";
+    EXPECT_LE(kl, t1 ? 0.05 : 0.4);
+    EXPECT_GE(top1, t1 ? 0.7 : 0.2);
+    EXPECT_LE(backends_kl, 0.01 * std::max(kl, 1e-3));
+    std::printf("[gguf-q8] %s %s: dequantized vs reference max abs %.2e; native kernels vs reference mean KL %.4f "
+                "top-1 %.2f; native CPU vs reference backend mean KL %.2e; vs the f32 golden mean abs %.3f\n",
+                GetParam().c_str(), p.name.c_str(), s.max_abs, kl, top1, backends_kl, lossy.mean_abs);
   }
 }
 

@@ -24,7 +24,12 @@ void RunRows(const CpuKernelTable& k, const float* x, const int8_t* q, const flo
     case tensor::DType::kBF16: k.linear_bf16(x, n, in, w.As<const uint16_t>(), b, e, y, out); break;
     case tensor::DType::kF32: k.linear_f32(x, n, in, w.As<const float>(), b, e, y, out); break;
     case tensor::DType::kQ8R: k.linear_q8r(q, d, n, in, w.As<const uint8_t>(), out, b, e, y, out); break;
-    default: k.linear_q4_0(q, d, n, in, w.As<const uint8_t>(), out, b, e, y, out); break;
+    case tensor::DType::kQ4_0: k.linear_q4_0(q, d, n, in, w.As<const uint8_t>(), out, b, e, y, out); break;
+    case tensor::DType::kGgmlQ8_0: k.linear_ggml_q8_0(q, d, n, in, w.As<const uint8_t>(), out, b, e, y, out); break;
+    case tensor::DType::kGgmlQ5_0: k.linear_ggml_q5_0(q, d, n, in, w.As<const uint8_t>(), out, b, e, y, out); break;
+    case tensor::DType::kGgmlQ4_K: k.linear_ggml_q4_k(q, d, n, in, w.As<const uint8_t>(), out, b, e, y, out); break;
+    case tensor::DType::kGgmlQ6_K: k.linear_ggml_q6_k(q, d, n, in, w.As<const uint8_t>(), out, b, e, y, out); break;
+    default: GEMMAD_CHECK(false, "Linear: weight dtype {}", tensor::DTypeName(w.dtype));
   }
 }
 

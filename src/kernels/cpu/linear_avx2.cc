@@ -167,9 +167,23 @@ bool Avx2Supported() {
 }  // namespace
 
 const CpuKernelTable* Avx2CpuKernels() {
-  static const CpuKernelTable table{"avx2",       &Avx2Supported, &LinearF32Avx2,    &LinearBf16Avx2, &SoftCapAvx2,
-                                     &QuantizeActsAvx2, &LinearQ8RAvx2, &LinearQ4_0Avx2, &QuantizeRowQ8RAvx2,
-                                     &QuantizeRowQ4_0Avx2, &GeluTanhMulAvx2, &ExpShiftedAvx2, &GemmF32Avx2};
+  static const CpuKernelTable table{.name = "avx2",
+                                     .supported = &Avx2Supported,
+                                     .linear_f32 = &LinearF32Avx2,
+                                     .linear_bf16 = &LinearBf16Avx2,
+                                     .softcap = &SoftCapAvx2,
+                                     .quantize_acts = &QuantizeActsAvx2,
+                                     .linear_q8r = &LinearQ8RAvx2,
+                                     .linear_q4_0 = &LinearQ4_0Avx2,
+                                     .linear_ggml_q8_0 = &LinearGgmlQ8_0Generic,
+                                     .linear_ggml_q5_0 = &LinearGgmlQ5_0Generic,
+                                     .linear_ggml_q4_k = &LinearGgmlQ4_KGeneric,
+                                     .linear_ggml_q6_k = &LinearGgmlQ6_KGeneric,
+                                     .quantize_row_q8r = &QuantizeRowQ8RAvx2,
+                                     .quantize_row_q4_0 = &QuantizeRowQ4_0Avx2,
+                                     .gelu_tanh_mul = &GeluTanhMulAvx2,
+                                     .exp_shifted = &ExpShiftedAvx2,
+                                     .gemm_f32 = &GemmF32Avx2};
   return &table;
 }
 

@@ -349,17 +349,23 @@ const CpuKernelTable* Avx512CpuKernels() {
   // the CPU has AVX512-VNNI, the AVX2 ones otherwise (every AVX-512 CPU runs them; Avx512Supported
   // checks AVX2 too). QuantizeActs must give the same bits in every table anyway.
   static const bool vnni = __builtin_cpu_supports("avx512vnni");
-  static const CpuKernelTable table{"avx512",
-                                    &Avx512Supported,
-                                    &LinearF32Avx512,
-                                    &LinearBf16Avx512,
-                                    &SoftCapAvx512,
-                                    &QuantizeActsAvx2,
-                                    vnni ? &LinearQ8RAvx512Vnni : &LinearQ8RAvx2,
-                                    vnni ? &LinearQ4_0Avx512Vnni : &LinearQ4_0Avx2,
-                                    &QuantizeRowQ8RAvx2,
-                                    &QuantizeRowQ4_0Avx2,
-                                    &GeluTanhMulAvx512, &ExpShiftedAvx512, &GemmF32Avx512};
+  static const CpuKernelTable table{.name = "avx512",
+                                     .supported = &Avx512Supported,
+                                     .linear_f32 = &LinearF32Avx512,
+                                     .linear_bf16 = &LinearBf16Avx512,
+                                     .softcap = &SoftCapAvx512,
+                                     .quantize_acts = &QuantizeActsAvx2,
+                                     .linear_q8r = vnni ? &LinearQ8RAvx512Vnni : &LinearQ8RAvx2,
+                                     .linear_q4_0 = vnni ? &LinearQ4_0Avx512Vnni : &LinearQ4_0Avx2,
+                                     .linear_ggml_q8_0 = &LinearGgmlQ8_0Generic,
+                                     .linear_ggml_q5_0 = &LinearGgmlQ5_0Generic,
+                                     .linear_ggml_q4_k = &LinearGgmlQ4_KGeneric,
+                                     .linear_ggml_q6_k = &LinearGgmlQ6_KGeneric,
+                                     .quantize_row_q8r = &QuantizeRowQ8RAvx2,
+                                     .quantize_row_q4_0 = &QuantizeRowQ4_0Avx2,
+                                     .gelu_tanh_mul = &GeluTanhMulAvx512,
+                                     .exp_shifted = &ExpShiftedAvx512,
+                                     .gemm_f32 = &GemmF32Avx512};
   return &table;
 }
 

@@ -85,11 +85,23 @@ bool AlwaysSupported() { return true; }
 }  // namespace
 
 const CpuKernelTable& GenericCpuKernels() {
-  static const CpuKernelTable table{"generic",          &AlwaysSupported,  &LinearF32Generic,
-                                     &LinearBf16Generic, &SoftCapGeneric,   &QuantizeActsGeneric,
-                                     &LinearQ8RGeneric,  &LinearQ4_0Generic, &QuantizeRowQ8RGeneric,
-                                     &QuantizeRowQ4_0Generic, &GeluTanhMulGeneric, &ExpShiftedGeneric,
-                                     &GemmF32Generic};
+  static const CpuKernelTable table{.name = "generic",
+                                     .supported = &AlwaysSupported,
+                                     .linear_f32 = &LinearF32Generic,
+                                     .linear_bf16 = &LinearBf16Generic,
+                                     .softcap = &SoftCapGeneric,
+                                     .quantize_acts = &QuantizeActsGeneric,
+                                     .linear_q8r = &LinearQ8RGeneric,
+                                     .linear_q4_0 = &LinearQ4_0Generic,
+                                     .linear_ggml_q8_0 = &LinearGgmlQ8_0Generic,
+                                     .linear_ggml_q5_0 = &LinearGgmlQ5_0Generic,
+                                     .linear_ggml_q4_k = &LinearGgmlQ4_KGeneric,
+                                     .linear_ggml_q6_k = &LinearGgmlQ6_KGeneric,
+                                     .quantize_row_q8r = &QuantizeRowQ8RGeneric,
+                                     .quantize_row_q4_0 = &QuantizeRowQ4_0Generic,
+                                     .gelu_tanh_mul = &GeluTanhMulGeneric,
+                                     .exp_shifted = &ExpShiftedGeneric,
+                                     .gemm_f32 = &GemmF32Generic};
   return table;
 }
 

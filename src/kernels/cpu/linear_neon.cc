@@ -146,10 +146,23 @@ bool NeonSupported() { return true; }  // Advanced SIMD is mandatory in AArch64
 
 const CpuKernelTable* NeonCpuKernels() {
   // Quantized Linear: the portable kernels for now (no NEON int8 dot-product kernels yet).
-  static const CpuKernelTable table{"neon",          &NeonSupported,    &LinearF32Neon,    &LinearBf16Neon,
-                                     &SoftCapNeon,    &QuantizeActsGeneric, &LinearQ8RGeneric, &LinearQ4_0Generic,
-                                     &QuantizeRowQ8RGeneric, &QuantizeRowQ4_0Generic, &GeluTanhMulNeon,
-                                     &ExpShiftedNeon, &GemmF32Generic};
+  static const CpuKernelTable table{.name = "neon",
+                                     .supported = &NeonSupported,
+                                     .linear_f32 = &LinearF32Neon,
+                                     .linear_bf16 = &LinearBf16Neon,
+                                     .softcap = &SoftCapNeon,
+                                     .quantize_acts = &QuantizeActsGeneric,
+                                     .linear_q8r = &LinearQ8RGeneric,
+                                     .linear_q4_0 = &LinearQ4_0Generic,
+                                     .linear_ggml_q8_0 = &LinearGgmlQ8_0Generic,
+                                     .linear_ggml_q5_0 = &LinearGgmlQ5_0Generic,
+                                     .linear_ggml_q4_k = &LinearGgmlQ4_KGeneric,
+                                     .linear_ggml_q6_k = &LinearGgmlQ6_KGeneric,
+                                     .quantize_row_q8r = &QuantizeRowQ8RGeneric,
+                                     .quantize_row_q4_0 = &QuantizeRowQ4_0Generic,
+                                     .gelu_tanh_mul = &GeluTanhMulNeon,
+                                     .exp_shifted = &ExpShiftedNeon,
+                                     .gemm_f32 = &GemmF32Generic};
   return &table;
 }
 

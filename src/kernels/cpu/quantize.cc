@@ -9,6 +9,7 @@
 #include "kernels/op_contracts.h"
 #include "kernels/cpu/cpu_ops.h"
 #include "kernels/registry.h"
+#include "tensor/ggml_quants.h"
 #include "tensor/half.h"
 #include "tensor/quant_blocks.h"
 
@@ -58,6 +59,11 @@ void DequantizeRow(const TensorView& matrix, int64_t r, float* out) {
   const int64_t m = matrix.shape[matrix.shape.rank - 1], rows = matrix.NumElements() / m;
   GEMMAD_CHECK(r >= 0 && r < rows, "DequantizeRow: row {} of {}", r, rows);
   const auto* p = matrix.As<const uint8_t>();
+  if (auto id = tensor::GgmlTypeId(matrix.dtype)) {
+    const Status s = tensor::DequantizeGgmlRow(*id, p + static_cast<size_t>(r) * tensor::RowBytes(matrix.dtype, m), m, out);
+    GEMMAD_CHECK(s.ok(), "DequantizeRow: {}", s.message());
+    return;
+  }
   if (matrix.dtype == tensor::DType::kQ8R) {
     const uint8_t* row = p + static_cast<size_t>(r) * tensor::RowBytes(tensor::DType::kQ8R, m);
     float d;

@@ -23,10 +23,8 @@ std::vector<float> Widen(const TensorView& v) {
   if (tensor::IsBlockQuantized(v.dtype)) {
     const int64_t in = v.shape[v.shape.rank - 1], rows = n / in;
     for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t i = 0; i < in; ++i) {
-        out[static_cast<size_t>(r * in + i)] =
-            static_cast<float>(reference::Dequantized(v.As<const uint8_t>(), v.dtype, rows, in, r, i));
-      }
+      const std::vector<double> row = reference::DequantizedRow(v.As<const uint8_t>(), v.dtype, rows, in, r);
+      for (int64_t i = 0; i < in; ++i) out[static_cast<size_t>(r * in + i)] = static_cast<float>(row[static_cast<size_t>(i)]);
     }
     return out;
   }
@@ -149,10 +147,8 @@ void EmbeddingGather(const ExecContext&, const TensorView& table, const TensorVi
     reference::EmbeddingGatherBf16(table.As<const uint16_t>(), m, id, n, scale, out.As<float>());
   } else {
     for (int64_t t = 0; t < n; ++t) {
-      for (int64_t j = 0; j < m; ++j) {
-        const double v = reference::Dequantized(table.As<const uint8_t>(), table.dtype, rows, m, id[t], j);
-        out.As<float>()[t * m + j] = static_cast<float>(v) * scale;
-      }
+      const std::vector<double> row = reference::DequantizedRow(table.As<const uint8_t>(), table.dtype, rows, m, id[t]);
+      for (int64_t j = 0; j < m; ++j) out.As<float>()[t * m + j] = static_cast<float>(row[static_cast<size_t>(j)]) * scale;
     }
   }
 }

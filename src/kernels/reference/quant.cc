@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "base/check.h"
+#include "tensor/ggml_quants.h"
 #include "tensor/half.h"
 
 namespace gemmad::kernels::reference {
@@ -86,7 +88,21 @@ std::vector<uint8_t> QuantizeRows(const float* w, int64_t rows, int64_t in, tens
   return out;
 }
 
+std::vector<double> DequantizedRow(const uint8_t* w, tensor::DType dtype, int64_t rows, int64_t in, int64_t o) {
+  std::vector<double> out(static_cast<size_t>(in));
+  if (auto id = tensor::GgmlTypeId(dtype)) {
+    std::vector<float> f(static_cast<size_t>(in));
+    const Status s = tensor::DequantizeGgmlRow(*id, w + static_cast<size_t>(o) * tensor::RowBytes(dtype, in), in, f.data());
+    GEMMAD_CHECK(s.ok(), "DequantizedRow: {}", s.message());
+    for (int64_t i = 0; i < in; ++i) out[static_cast<size_t>(i)] = f[static_cast<size_t>(i)];
+    return out;
+  }
+  for (int64_t i = 0; i < in; ++i) out[static_cast<size_t>(i)] = Dequantized(w, dtype, rows, in, o, i);
+  return out;
+}
+
 double Dequantized(const uint8_t* w, tensor::DType dtype, int64_t rows, int64_t in, int64_t o, int64_t i) {
+  if (tensor::GgmlTypeId(dtype)) return DequantizedRow(w, dtype, rows, in, o)[static_cast<size_t>(i)];
   if (dtype == tensor::DType::kQ8R) {
     const uint8_t* row = w + static_cast<size_t>(o) * tensor::RowBytes(dtype, in);
     return static_cast<double>(ReadF32(row)) * static_cast<int8_t>(row[4 + i]);
@@ -102,11 +118,12 @@ double Dequantized(const uint8_t* w, tensor::DType dtype, int64_t rows, int64_t 
 
 void LinearQuant(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, tensor::DType dtype,
                  int64_t out, float* y) {
-  for (int64_t t = 0; t < n; ++t) {
-    for (int64_t o = 0; o < out; ++o) {
+  for (int64_t o = 0; o < out; ++o) {
+    const std::vector<double> row = DequantizedRow(w, dtype, out, in, o);
+    for (int64_t t = 0; t < n; ++t) {
       double acc = 0.0;
       for (int64_t i = 0; i < in; ++i) {
-        acc += static_cast<double>(d[t * (in / kB) + i / kB]) * q[t * in + i] * Dequantized(w, dtype, out, in, o, i);
+        acc += static_cast<double>(d[t * (in / kB) + i / kB]) * q[t * in + i] * row[static_cast<size_t>(i)];
       }
       y[t * out + o] = static_cast<float>(acc);
     }

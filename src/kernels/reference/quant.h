@@ -14,8 +14,11 @@ namespace gemmad::kernels::reference {
 void QuantizeActs(const float* x, int64_t n, int64_t in, int8_t* q, float* d);
 // Rows of w [rows, in] f32 as Q8_R or Q4_0 bytes (rows · RowBytes(dtype, in)).
 std::vector<uint8_t> QuantizeRows(const float* w, int64_t rows, int64_t in, tensor::DType dtype);
-// Dequantized weight (o, i) of a Q8_R / Q4_0 matrix [rows, in].
+// Dequantized weight (o, i) of a Q8_R / Q4_0 matrix [rows, in] (a ggml type: DequantizedRow(...)[i]).
 double Dequantized(const uint8_t* w, tensor::DType dtype, int64_t rows, int64_t in, int64_t o, int64_t i);
+// Row o of a block-quantized matrix [rows, in], dequantized (the ggml types through the exact
+// tensor/ggml_quants.h dequantizers, which are themselves checked against gguf-py).
+std::vector<double> DequantizedRow(const uint8_t* w, tensor::DType dtype, int64_t rows, int64_t in, int64_t o);
 // y[n, out] = Σ_i (d[t, i/32] · q[t, i]) · w_deq[o, i], accumulated in double.
 void LinearQuant(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, tensor::DType dtype,
                  int64_t out, float* y);

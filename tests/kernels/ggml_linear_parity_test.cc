@@ -1,0 +1,157 @@
+// Parity of the Linear kernels for the ggml block types GGUF files store (kGgmlQ8_0, kGgmlQ5_0,
+// kGgmlQ4_K, kGgmlQ6_K; kernels/registry.h) with the scalar reference (exact dequantization,
+// double accumulation), for every CPU kernel table, over odd sizes, batch sizes and misaligned
+// buffers; and the ops that read them (Linear over several threads, EmbeddingGather).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "kernels/ops.h"
+#include "kernels/reference/quant.h"
+#include "kernels/thread_pool.h"
+#include "parity_util.h"
+#include "tensor/half.h"
+
+namespace gemmad::kernels {
+namespace {
+
+using tensor::DType;
+using testing::View;
+
+constexpr DType kTypes[] = {DType::kGgmlQ8_0, DType::kGgmlQ5_0, DType::kGgmlQ4_K, DType::kGgmlQ6_K};
+
+LinearQuantFn KernelFor(const CpuKernelTable& t, DType type) {
+  switch (type) {
+    case DType::kGgmlQ8_0: return t.linear_ggml_q8_0;
+    case DType::kGgmlQ5_0: return t.linear_ggml_q5_0;
+    case DType::kGgmlQ4_K: return t.linear_ggml_q4_k;
+    default: return t.linear_ggml_q6_k;
+  }
+}
+
+void PutF16(uint8_t* p, float v) {
+  const uint16_t h = tensor::FloatToF16(v);
+  std::memcpy(p, &h, 2);
+}
+
+// Random blocks: random payload bytes, finite f16 scales of both signs (one block per matrix with
+// scale 0), so every bit of the packed values is exercised.
+std::vector<uint8_t> RandomRows(Rng& rng, DType type, int64_t rows, int64_t in) {
+  const size_t row_bytes = tensor::RowBytes(type, in);
+  std::vector<uint8_t> w(row_bytes * static_cast<size_t>(rows));
+  for (auto& b : w) b = static_cast<uint8_t>(rng.Next());
+  const int64_t be = tensor::BlockElements(type);
+  const size_t block_bytes = row_bytes / static_cast<size_t>(in / be);
+  auto scale = [&](double mag) { return static_cast<float>((static_cast<double>(rng.Next() % 2001) / 1000.0 - 1.0) * mag); };
+  for (size_t at = 0; at < w.size(); at += block_bytes) {
+    uint8_t* blk = w.data() + at;
+    switch (type) {
+      case DType::kGgmlQ8_0: case DType::kGgmlQ5_0: PutF16(blk, scale(0.05)); break;
+      case DType::kGgmlQ4_K: PutF16(blk, scale(0.01)); PutF16(blk + 2, scale(0.01)); break;
+      default: PutF16(blk + 208, scale(0.001)); break;
+    }
+  }
+  if (type == DType::kGgmlQ6_K) {
+    PutF16(w.data() + 208, 0.0f);
+  } else {
+    PutF16(w.data(), 0.0f);
+  }
+  return w;
+}
+
+testing::Misaligned<uint8_t> OddBytes(const std::vector<uint8_t>& src) {
+  testing::Misaligned<uint8_t> m(static_cast<int64_t>(src.size()));
+  std::copy(src.begin(), src.end(), m.data());
+  return m;
+}
+
+std::vector<double> Magnitudes(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, DType type,
+                               int64_t out) {
+  std::vector<double> m(static_cast<size_t>(n * out));
+  for (int64_t o = 0; o < out; ++o) {
+    const std::vector<double> row = reference::DequantizedRow(w, type, out, in, o);
+    for (int64_t t = 0; t < n; ++t) {
+      double s = 0.0;
+      for (int64_t i = 0; i < in; ++i) s += std::fabs(d[t * (in / 32) + i / 32] * q[t * in + i] * row[i]);
+      m[t * out + o] = s;
+    }
+  }
+  return m;
+}
+
+TEST(GgmlLinearParity, EveryTableOddSizesMisaligned) {
+  Rng rng(7);
+  for (DType type : kTypes) {
+    const bool k = tensor::BlockElements(type) == 256;
+    for (int64_t in : k ? std::vector<int64_t>{256, 768} : std::vector<int64_t>{32, 96, 256}) {
+      for (int64_t out : {1, 2, 3, 17, 37}) {
+        const auto w = OddBytes(RandomRows(rng, type, out, in));
+        for (int64_t n : {1, 2, 3, 5, 16}) {
+          auto x = testing::RandomFloats(rng, n * in, 3.0);
+          testing::Misaligned<int8_t> q(n * in);
+          testing::Misaligned<float> d(n * in / 32);
+          reference::QuantizeActs(x.data(), n, in, q.data(), d.data());
+          std::vector<float> want(static_cast<size_t>(n * out)), got(want.size());
+          reference::LinearQuant(q.data(), d.data(), n, in, w.data(), type, out, want.data());
+          const auto mag = Magnitudes(q.data(), d.data(), n, in, w.data(), type, out);
+          testing::ForEachKernelTable([&](const CpuKernelTable& t) {
+            std::fill(got.begin(), got.end(), -1.0f);
+            KernelFor(t, type)(q.data(), d.data(), n, in, w.data(), out, 0, out, got.data(), out);
+            for (int64_t i = 0; i < n * out; ++i) {
+              ASSERT_NEAR(got[i], want[i], 1e-5 * mag[i] + 1e-30) << t.name << " " << tensor::DTypeName(type)
+                                                                   << " in=" << in << " out=" << out << " n=" << n
+                                                                   << " i=" << i;
+            }
+            // A sub-range of rows writes only those rows.
+            if (out >= 3) {
+              std::vector<float> part(got.size(), -7.0f);
+              KernelFor(t, type)(q.data(), d.data(), n, in, w.data(), out, 1, out - 1, part.data(), out);
+              for (int64_t tt = 0; tt < n; ++tt) {
+                ASSERT_EQ(part[tt * out], -7.0f);
+                ASSERT_EQ(part[tt * out + out - 1], -7.0f);
+                ASSERT_EQ(part[tt * out + 1], got[tt * out + 1]);
+              }
+            }
+          });
+        }
+      }
+    }
+  }
+}
+
+// The ops: Linear (one and two threads) against the reference backend's numbers, and the gather
+// of a ggml-typed table against the exact dequantized rows.
+TEST(GgmlLinearParity, LinearAndEmbeddingOps) {
+  Rng rng(8);
+  ThreadPool pool(2);
+  for (DType type : kTypes) {
+    const int64_t in = 256, out = 45, n = 3;
+    const auto w = RandomRows(rng, type, out, in);
+    auto x = testing::RandomFloats(rng, n * in, 1.0);
+    testing::Misaligned<int8_t> q(n * in);
+    testing::Misaligned<float> d(n * in / 32);
+    reference::QuantizeActs(x.data(), n, in, q.data(), d.data());
+    std::vector<float> want(static_cast<size_t>(n * out)), got(want.size());
+    reference::LinearQuant(q.data(), d.data(), n, in, w.data(), type, out, want.data());
+    const auto mag = Magnitudes(q.data(), d.data(), n, in, w.data(), type, out);
+    for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
+      Linear(ExecContext{p}, View(x.data(), DType::kF32, {n, in}), View(w.data(), type, {out, in}),
+             View(got.data(), DType::kF32, {n, out}));
+      for (int64_t i = 0; i < n * out; ++i) ASSERT_NEAR(got[i], want[i], 1e-5 * mag[i] + 1e-30) << i;
+    }
+    const int32_t ids[3] = {44, 0, 7};
+    std::vector<float> rows(3 * in);
+    EmbeddingGather(ExecContext{}, View(w.data(), type, {out, in}), View(ids, DType::kI32, {3}), 2.0f,
+                    View(rows.data(), DType::kF32, {3, in}));
+    for (int t = 0; t < 3; ++t) {
+      const auto ref = reference::DequantizedRow(w.data(), type, out, in, ids[t]);
+      for (int64_t i = 0; i < in; ++i) ASSERT_EQ(rows[t * in + i], static_cast<float>(ref[i]) * 2.0f);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gemmad::kernels
