@@ -73,7 +73,7 @@ json Summary(const Checkpoint& ck) {
   const auto& st = ck.stats();
   json out;
   out["model_dir"] = ck.dir();
-  out["model_type"] = c.multimodal ? "gemma4" : "gemma4_text";
+  out["model_type"] = c.model_type;
   out["architectures"] = c.architectures;
   out["config_layout"] = c.per_layer_config_layout ? "per_layer_config" : "global_head_dim";
   out["tensor_prefix"] = ck.prefix();
