@@ -1,7 +1,7 @@
 // ParseConfig / LoadConfig: reads config.json (text-only `gemma4_text` or multimodal `gemma4` with
 // `text_config`; the released field layout or the `per_layer_config` layout newer transformers
-// writes; `gemma3_text` in config_gemma3.cc) into Config, applying the reference defaults, and rejects what the forward pass cannot
-// run. Every error names the file and the field.
+// writes; `gemma3_text` is handed to config_gemma3.cc) into Config, applying the reference
+// defaults, and rejects what the forward pass cannot run. Every error names the file and the field.
 #include "model/gemma4/config.h"
 
 #include <fmt/format.h>

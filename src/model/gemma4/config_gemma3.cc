@@ -45,8 +45,8 @@ Config Gemma3Defaults() {
   return c;
 }
 
-// One layer type's RoPE entry, with `overlay` (rope_scaling) merged in. As standardize_rope_params: rope_type, else the legacy "type" key, else
-// "default"; rope_theta, else `theta_default`.
+// One layer type's RoPE entry, with `overlay` (rope_scaling) merged in. As standardize_rope_params:
+// rope_type, else the legacy "type" key, else "default"; rope_theta, else `theta_default`.
 Status ReadGemma3Rope(const JsonFields& r, std::string_view type, const json* overlay, double theta_default,
                       RopeParams* out) {
   const json* obj = nullptr;
@@ -101,7 +101,9 @@ Status ReadAttention(const JsonFields& f, Config* c) {
   c->attention_scale = std::pow(c->query_pre_attn_scalar, -0.5);
   std::optional<double> attn_cap;
   GEMMAD_RETURN_IF_ERROR(f.DoubleOpt("attn_logit_softcapping", &attn_cap));
-  if (attn_cap) return f.Error("attn_logit_softcapping", "attention logit soft-capping is not supported (expected null)");
+  if (attn_cap) {
+    return f.Error("attn_logit_softcapping", "attention logit soft-capping is not supported (expected null)");
+  }
   if (f.Has("use_bidirectional_attention") && !f.IsNull("use_bidirectional_attention")) {
     bool bidi = false;
     GEMMAD_RETURN_IF_ERROR(f.Bool("use_bidirectional_attention", &bidi));
