@@ -128,14 +128,16 @@ def main():
     check_config(model)
     write_json(os.path.join(model_dir, "released_config.json"), RELEASED)
     check_released_config(model_dir, model, prompt_ids)
-    f32 = g4.dump_goldens(model, model_dir, "golden_f32", prompt_ids, tolerance=g4.F32_TOLERANCE)
+    no_experts = {"experts_implementation": None}  # dump_goldens' index names it; Gemma 3 has no experts
+    f32 = g4.dump_goldens(model, model_dir, "golden_f32", prompt_ids, tolerance=g4.F32_TOLERANCE, extra=no_experts)
     bf16_dir = os.path.join(model_dir, "bf16")
     g4.save(built.to(torch.bfloat16), bf16_dir)
     bf16 = load(bf16_dir, torch.bfloat16)
     hashes = {f: sha256_file(os.path.join(bf16_dir, f)) for f in ("config.json", "generation_config.json",
                                                                    "model.safetensors")}
     g4.dump_goldens(bf16, model_dir, "golden_bf16", prompt_ids, tolerance=None,
-                    extra={"hf_bf16_checkpoint_sha256": hashes, "bf16_checkpoint_committed": True}, reference=f32)
+                    extra={"hf_bf16_checkpoint_sha256": hashes, "bf16_checkpoint_committed": True, **no_experts},
+                    reference=f32)
     headers = {"g1/f32": safetensors_header(os.path.join(model_dir, "model.safetensors"))[0],
                "g1/bf16": safetensors_header(os.path.join(bf16_dir, "model.safetensors"))[0]}
     write_json(os.path.join(area, "transformers_headers.json"), headers)
