@@ -73,9 +73,11 @@ json Summary(const Checkpoint& ck) {
   const auto& st = ck.stats();
   json out;
   out["model_dir"] = ck.dir();
-  out["model_type"] = c.multimodal ? "gemma4" : "gemma4_text";
+  out["model_type"] = c.model_type;
   out["architectures"] = c.architectures;
-  out["config_layout"] = c.per_layer_config_layout ? "per_layer_config" : "global_head_dim";
+  out["config_layout"] = c.family == model::gemma4::Family::kGemma3 ? "gemma3_text"
+                         : c.per_layer_config_layout                 ? "per_layer_config"
+                                                                     : "global_head_dim";
   out["tensor_prefix"] = ck.prefix();
   out["files"] = files;
   out["dtypes"] = dtypes;

@@ -38,9 +38,14 @@ int ShortestTailCycle(const std::vector<int64_t>& ids, int tail, int max_period)
 }
 
 std::string Gemma4GoldenRoot() { return std::string(GEMMAD_SOURCE_DIR) + "/tests/golden/gemma4"; }
+std::string Gemma3GoldenRoot() { return std::string(GEMMAD_SOURCE_DIR) + "/tests/golden/gemma3"; }
+
+std::string GoldenModelDir(std::string_view model) {
+  return JoinPath(model == "g1" ? Gemma3GoldenRoot() : Gemma4GoldenRoot(), model);
+}
 
 Result<Gemma4Golden> Gemma4Golden::Load(std::string_view model, std::string_view dtype) {
-  std::string dir = JoinPath(Gemma4GoldenRoot(), model);
+  std::string dir = GoldenModelDir(model);
   std::string index_path = JoinPath(dir, fmt::format("golden_{}.json", dtype));
   GEMMAD_ASSIGN_OR_RETURN(std::string text, ReadFileToString(index_path));
   json doc = json::parse(text, nullptr, false);
@@ -140,7 +145,7 @@ bool Gemma4Golden::MatchesRecordedHashes(const std::string& dir) const {
 }
 
 Result<std::string> Gemma4Golden::CheckpointDir() const {
-  std::string dir = JoinPath(Gemma4GoldenRoot(), model_);
+  std::string dir = GoldenModelDir(model_);
   if (dtype_ == "f32") return dir;
   if (bf16_committed_) return JoinPath(dir, "bf16");
   std::string out = fmt::format("{}/golden_bf16_{}", GEMMAD_BINARY_DIR, model_);

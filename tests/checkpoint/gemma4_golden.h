@@ -1,5 +1,7 @@
 // Test-side access to the Gemma 4 goldens written by scripts/golden/make_gemma4_goldens.py
-// (tests/golden/gemma4/<model>/golden_<dtype>.{json,bin}; format in docs/checkpoints-and-goldens.md).
+// (tests/golden/gemma4/<model>/golden_<dtype>.{json,bin}; format in docs/checkpoints-and-goldens.md)
+// and the Gemma 3 golden G1 of scripts/golden/make_gemma3_goldens.py (tests/golden/gemma3/g1, the
+// same format).
 // Link `gemma4_golden`. Arrays come back as f32 (bf16 goldens are widened exactly).
 #pragma once
 
@@ -38,7 +40,7 @@ int ShortestTailCycle(const std::vector<int64_t>& ids, int tail = 16, int max_pe
 
 class Gemma4Golden {
  public:
-  // model: "t1" | "t2" | "t3"; dtype: "f32" | "bf16".
+  // model: "t1" | "t2" | "t3" (Gemma 4) or "g1" (Gemma 3); dtype: "f32" | "bf16".
   static Result<Gemma4Golden> Load(std::string_view model, std::string_view dtype);
 
   const std::string& model() const { return model_; }
@@ -53,7 +55,7 @@ class Gemma4Golden {
   Result<GoldenArray> Array(std::string_view key) const;
   std::vector<std::string> ArrayKeys() const;
 
-  // The HF checkpoint the goldens were computed from. f32: tests/golden/gemma4/<model>; bf16: the
+  // The HF checkpoint the goldens were computed from. f32: GoldenModelDir(model); bf16: the
   // committed <model>/bf16 if present, else rebuilt once under the build directory from the f32
   // checkpoint and checked against the sha256 of the transformers-saved files.
   Result<std::string> CheckpointDir() const;
@@ -75,6 +77,10 @@ class Gemma4Golden {
 
 // <source>/tests/golden/gemma4.
 std::string Gemma4GoldenRoot();
+// <source>/tests/golden/gemma3.
+std::string Gemma3GoldenRoot();
+// The directory of a golden model: Gemma3GoldenRoot()/g1 for "g1", else Gemma4GoldenRoot()/<model>.
+std::string GoldenModelDir(std::string_view model);
 
 // Writes a bf16 copy of the f32 HF checkpoint `src_dir` into `dst_dir` exactly as transformers'
 // `.to(torch.bfloat16)` + save_pretrained would (round-to-nearest-even, same file layout, config

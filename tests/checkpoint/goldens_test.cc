@@ -74,6 +74,28 @@ TEST(GoldenCheckpointsTest, OpenValidateAndMatchPresets) {
   }
 }
 
+// The Gemma 3 golden's transformers-written config.json (and its bf16 copy) parse to preset g1.
+TEST(GoldenCheckpointsTest, Gemma3OpensAndMatchesPresetG1) {
+  const Config want = model::gemma4::FindPreset("g1")->config;
+  for (const char* sub : {"", "bf16"}) {
+    std::string dir = JoinPath(golden::GoldenModelDir("g1"), sub);
+    SCOPED_TRACE(dir);
+    auto ck = Checkpoint::Open(dir);
+    ASSERT_TRUE(ck.ok()) << ck.status().ToString();
+    const Config& c = ck->config();
+    ExpectSameConfig(c, want);
+    EXPECT_EQ(c.family, model::gemma4::Family::kGemma3);
+    EXPECT_EQ(c.rope_full.rope_type, want.rope_full.rope_type);
+    EXPECT_DOUBLE_EQ(c.rope_full.factor, want.rope_full.factor);
+    EXPECT_DOUBLE_EQ(c.query_pre_attn_scalar, want.query_pre_attn_scalar);
+    EXPECT_DOUBLE_EQ(c.attention_scale, want.attention_scale);
+    EXPECT_EQ(c.v_norm, want.v_norm);
+    EXPECT_EQ(c.norm_weight_plus_one, want.norm_weight_plus_one);
+    EXPECT_EQ(c.has_layer_scalar, want.has_layer_scalar);
+    EXPECT_EQ(ck->prefix(), "model.");
+  }
+}
+
 TEST(GoldenArraysTest, EveryGoldenIsConsistent) {
   for (const char* model : {"t1", "t2", "t3"}) {
     for (const char* dtype : {"f32", "bf16"}) {

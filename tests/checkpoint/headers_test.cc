@@ -1,6 +1,7 @@
 // The torch-free random checkpoint writer produces byte-for-byte the safetensors header that
 // transformers writes for T1-T3 (names, shapes, dtypes, order, offsets), in fp32, bf16 and the
-// multimodal prefix. The transformers headers are committed by scripts/golden/make_gemma4_goldens.py.
+// multimodal prefix, and for the Gemma 3 G1 in fp32 and bf16. The transformers headers are committed
+// by scripts/golden/make_gemma4_goldens.py and make_gemma3_goldens.py.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -43,11 +44,13 @@ std::map<std::string, std::string> Tensors(const std::string& header) {
   return out;
 }
 
-TEST(TransformersHeadersTest, RandomWriterMatchesTransformersSaves) {
-  auto text = ReadFileToString(golden::Gemma4GoldenRoot() + "/transformers_headers.json");
+// Every `<model>/<variant>` entry of <root>/transformers_headers.json, written by the preset's
+// random checkpoint, has transformers' header byte for byte.
+void ExpectHeadersMatch(const std::string& root, size_t min_entries) {
+  auto text = ReadFileToString(root + "/transformers_headers.json");
   ASSERT_TRUE(text.ok()) << text.status().ToString();
   auto headers = nlohmann::json::parse(*text);
-  ASSERT_GE(headers.size(), 7u);
+  ASSERT_GE(headers.size(), min_entries);
   for (const auto& [key, expected] : headers.items()) {
     SCOPED_TRACE(key);
     std::string model = key.substr(0, key.find('/'));
@@ -63,6 +66,13 @@ TEST(TransformersHeadersTest, RandomWriterMatchesTransformersSaves) {
     EXPECT_EQ(Tensors(got), Tensors(expected.get<std::string>()));
     EXPECT_EQ(got, expected.get<std::string>());  // same order, offsets and spelling
   }
+}
+
+TEST(TransformersHeadersTest, RandomWriterMatchesTransformersSaves) { ExpectHeadersMatch(golden::Gemma4GoldenRoot(), 7); }
+
+// Gemma 3 (G1, fp32 and bf16): no layer_scalar, the 13 tensors per layer transformers saves.
+TEST(TransformersHeadersTest, RandomWriterMatchesTransformersGemma3Saves) {
+  ExpectHeadersMatch(golden::Gemma3GoldenRoot(), 2);
 }
 
 }  // namespace

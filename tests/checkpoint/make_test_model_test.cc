@@ -87,6 +87,24 @@ TEST(MakeTestModelTest, MultimodalPrefixWithUnusedKv) {
   EXPECT_GT(ck->stats().unused_text_bytes, 0u);
 }
 
+// Preset g1: a Gemma 3 (gemma3_text) checkpoint that inspects as one; it has no multimodal layout.
+TEST(MakeTestModelTest, Gemma3Preset) {
+  std::string dir = TempPath("mtm_g1");
+  auto r = RunGemmad({"make-test-model", dir, "--preset", "g1", "--dtype", "f16"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto i = RunGemmad({"inspect", dir});
+  ASSERT_EQ(i.exit_code, 0) << i.err;
+  auto j = nlohmann::json::parse(i.out);
+  EXPECT_EQ(j["model_type"], "gemma3_text");
+  EXPECT_EQ(j["architectures"], nlohmann::json::array({"Gemma3ForCausalLM"}));
+  EXPECT_EQ(j["layers"].back()["type"], "sliding");
+  auto g = RunGemmad({"generate", dir, "--prompt-ids", "2,5,9,11,3,7,8,1,4,6,10,12", "--max-tokens", "4", "--ignore-eos"});
+  EXPECT_EQ(g.exit_code, 0) << g.err;
+  auto mm = RunGemmad({"make-test-model", TempPath("mtm_g1_mm"), "--preset", "g1", "--prefix", "multimodal"});
+  EXPECT_NE(mm.exit_code, 0);
+  EXPECT_THAT(mm.err, HasSubstr("no multimodal layout"));
+}
+
 TEST(MakeTestModelTest, LargePresetsAreRefusedWithAnEstimate) {
   auto r = RunGemmad({"make-test-model", TempPath("mtm_31b"), "--preset", "31b"});
   EXPECT_EQ(r.exit_code, 1);

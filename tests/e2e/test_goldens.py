@@ -1,8 +1,10 @@
 """Greedy output and logprobs through /v1/completions equal the transformers goldens.
 
 For each tiny reference model T1-T3 (tests/golden/gemma4/tN: fp32 weights written by
-transformers, goldens by scripts/golden/make_gemma4_goldens.py) a real server serves the golden
-checkpoint directory with the shared Gemma 4 tokenizer, and for every golden prompt (token ids):
+transformers, goldens by scripts/golden/make_gemma4_goldens.py) and the Gemma 3 model G1
+(tests/golden/gemma3/g1, scripts/golden/make_gemma3_goldens.py) a real server serves the golden
+checkpoint directory with the shared Gemma 4 (T1-T3) or Gemma 3 (G1) tokenizer, and for every
+golden prompt (token ids):
 - the 32-token greedy continuation equals transformers' `generate` ids;
 - prompt_logprobs (top 5 at every position) equal log_softmax of the golden prefill logits;
 - the first generated token's top-5 logprobs equal log_softmax of the last prefill position.
@@ -17,8 +19,16 @@ import pytest
 
 import gemmad_e2e as e2e
 
-GOLDEN_DIR = os.path.join(e2e.SOURCE_DIR, "tests", "golden", "gemma4")
-TOKENIZER = os.path.join(e2e.SHARED_DIR, "data", "tokenizers", "gemma4")
+GOLDEN_ROOT = os.path.join(e2e.SOURCE_DIR, "tests", "golden")
+TOKENIZERS = os.path.join(e2e.SHARED_DIR, "data", "tokenizers")
+
+
+def family(model):
+    return "gemma3" if model == "g1" else "gemma4"
+
+
+def model_dir(model):
+    return os.path.join(GOLDEN_ROOT, family(model), model)
 # Logits match transformers to 1.3e-4 in the C++ golden tests (measured; kLogitTol there is 5e-4);
 # the logprob errors measured here are <= 5e-5 (T3 p24), kept under the earlier 3e-4.
 TOL = 3e-4
@@ -27,9 +37,9 @@ MIN_DISTINCT_GREEDY = 16
 
 
 def load_golden(model):
-    with open(os.path.join(GOLDEN_DIR, model, "golden_f32.json")) as f:
+    with open(os.path.join(model_dir(model), "golden_f32.json")) as f:
         meta = json.load(f)
-    with open(os.path.join(GOLDEN_DIR, model, meta["data_file"]), "rb") as f:
+    with open(os.path.join(model_dir(model), meta["data_file"]), "rb") as f:
         data = f.read()
 
     def rows(key):
@@ -58,10 +68,10 @@ def token_id(s):
     return int(s[len("token_id:"):])
 
 
-@pytest.mark.parametrize("model", ["t1", "t2", "t3"])
+@pytest.mark.parametrize("model", ["t1", "t2", "t3", "g1"])
 def test_completions_equal_goldens(model):
     meta, rows = load_golden(model)
-    args = [os.path.join(GOLDEN_DIR, model), "--tokenizer", TOKENIZER, "--served-model-name", model,
+    args = [model_dir(model), "--tokenizer", os.path.join(TOKENIZERS, family(model)), "--served-model-name", model,
             "--max-logprobs", "20"]
     with e2e.Server(args, name=f"golden-{model}") as s:
         for prompt in meta["prompts"]:

@@ -1,5 +1,5 @@
-// The engine over the real Gemma 4 forward pass (ModelRunner) on tiny checkpoints: batched,
-// chunked, prefix-cached and preempted greedy runs equal sequential ones; with the transformers
+// The engine over the real Gemma 4 forward pass (ModelRunner) on tiny checkpoints (Gemma 4 and the
+// Gemma 3 preset g1): batched, chunked, prefix-cached and preempted greedy runs equal sequential ones; with the transformers
 // golden for T1 (tests/golden/gemma4/t1) the greedy continuation equals the reference, on the
 // CPU backend and on the scalar reference backend (kernels/backend.h: forward pass and sampling),
 // and seeded random sampling draws the same tokens on both.
@@ -146,6 +146,24 @@ TEST(EngineModel, T1PrefixCacheHitsAndMatches) {
   auto first = RunOne(*engine, Greedy(prompt, 6));
   auto second = RunOne(*engine, Greedy(prompt, 6));
   EXPECT_EQ(second[0].num_cached_tokens, 28);
+  ExpectSame(second, first, 0);
+  EXPECT_GT(engine->Metrics().prefix_cache_hits, 0u);
+}
+
+// Gemma 3 (preset g1): the last layer is sliding, window 8; chunked, batched and prefix-cached
+// requests give what each alone gives.
+TEST(EngineModel, G1Gemma3BatchedChunkedCachedEqualsSequential) {
+  int64_t preemptions = 0;
+  BatchedEqualsSequential("g1", TinyEngineOptions{}, &preemptions);
+}
+
+TEST(EngineModel, G1Gemma3PrefixCacheHitsAndMatches) {
+  const std::string dir = RandomCheckpoint("g1");
+  auto engine = ModelEngine(dir, {});
+  auto prompt = Prompt(30, 5, engine->limits().vocab_size);
+  auto first = RunOne(*engine, Greedy(prompt, 6));
+  auto second = RunOne(*engine, Greedy(prompt, 6));
+  EXPECT_GT(second[0].num_cached_tokens, 8);  // more than one window's worth
   ExpectSame(second, first, 0);
   EXPECT_GT(engine->Metrics().prefix_cache_hits, 0u);
 }

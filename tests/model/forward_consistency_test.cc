@@ -1,4 +1,4 @@
-// Self-consistency of the forward pass on random T1/T2/T3 checkpoints (written torch-free by
+// Self-consistency of the forward pass on random T1/T2/T3 and Gemma 3 G1 checkpoints (written torch-free by
 // WriteRandomCheckpoint, fp32 and bf16): incremental decoding, chunked prefill, multi-sequence
 // batches, a thread pool and a minimal recycled block pool all give the prefill logits; invalid
 // batches are rejected with InvalidArgument.
@@ -211,7 +211,8 @@ TEST_P(ForwardConsistencyTest, InvalidBatchesAreRejected) {
 INSTANTIATE_TEST_SUITE_P(Presets, ForwardConsistencyTest,
                          ::testing::Values(Case{"t1", tensor::DType::kF32}, Case{"t2", tensor::DType::kF32},
                                            Case{"t3", tensor::DType::kF32}, Case{"t1", tensor::DType::kBF16},
-                                           Case{"t3", tensor::DType::kBF16}),
+                                           Case{"t3", tensor::DType::kBF16}, Case{"g1", tensor::DType::kF32},
+                                           Case{"g1", tensor::DType::kBF16}),
                          [](const auto& info) {
                            return info.param.preset + "_" + std::string(tensor::DTypeName(info.param.dtype));
                          });

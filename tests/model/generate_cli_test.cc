@@ -1,5 +1,5 @@
 // `gemmad generate` through the real binary: greedy continuations and full-vocabulary logprobs
-// against the fp32 goldens (T1-T3), the bf16 and quantized paths' first-token top-5 against the
+// against the fp32 goldens (T1-T3 and the Gemma 3 G1), the bf16 and quantized paths' first-token top-5 against the
 // library, --prompt with a tokenizer (e2e test model), seeded sampling, and one-line exit-2 errors
 // for bad input.
 #include <gtest/gtest.h>
@@ -71,7 +71,7 @@ TEST_P(GenerateGolden, GreedyIdsAndFullVocabularyLogprobsMatchF32Goldens) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, GenerateGolden, ::testing::Values("t1", "t2", "t3"));
+INSTANTIATE_TEST_SUITE_P(Models, GenerateGolden, ::testing::Values("t1", "t2", "t3", "g1"));
 
 // The library's last-row logits of `ids` (prefill), as log-softmax.
 std::vector<double> LibraryLastRowLogprobs(const std::string& dir, const std::vector<int64_t>& ids,

@@ -1,5 +1,6 @@
 // The forward pass against the transformers 5.25.0 goldens (scripts/golden/make_gemma4_goldens.py)
-// for T1, T2, T3 through the library: every layer's hidden state and the prefill logits (fp32,
+// for T1, T2, T3, and the Gemma 3 golden G1 (scripts/golden/make_gemma3_goldens.py; the same
+// format and tolerances), through the library: every layer's hidden state and the prefill logits (fp32,
 // max abs error <= 5e-4 on logits; the first diverging layer is named), teacher-forced incremental
 // decoding, 32-token (non-degenerate) greedy continuations, the bf16 path (a tolerance stated
 // relative to transformers' own bf16 error against fp32), and the same logits from an HF-cache
@@ -92,7 +93,7 @@ std::string CaseName(const ::testing::TestParamInfo<ModelAndBackend>& info) {
 }
 
 const auto kModelsAndBackends =
-    ::testing::Combine(::testing::Values("t1", "t2", "t3"), ::testing::Values("cpu", "reference"));
+    ::testing::Combine(::testing::Values("t1", "t2", "t3", "g1"), ::testing::Values("cpu", "reference"));
 
 class GoldenF32 : public OnBackend {};
 
@@ -244,7 +245,7 @@ TEST_P(GoldenLayouts, HfCacheAndShardedCopiesGiveIdenticalLogits) {
   fs::remove_all(tmp);
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, GoldenLayouts, ::testing::Values("t1", "t2", "t3"));
+INSTANTIATE_TEST_SUITE_P(Models, GoldenLayouts, ::testing::Values("t1", "t2", "t3", "g1"));
 
 // T1 re-saved as Gemma4ForConditionalGeneration (tensors under model.language_model., released
 // config layout) computes exactly what its bf16 text-only checkpoint computes.

@@ -1,7 +1,8 @@
 // Attention block of one layer (text-model.md §4, §5): input norm, Q (+ K, V on KV-owning
-// layers) projections, per-head q/k norms and weightless v norm, RoPE, paged KV write, causal
-// (sliding-window) attention with scale 1.0 over the layer's own or its donor's cache, o_proj,
-// post-attention norm, residual add.
+// layers) projections, per-head q/k norms and (Gemma 4) weightless v norm, RoPE, paged KV write,
+// causal (sliding-window) attention with scale Config::attention_scale (Gemma 4 1.0, Gemma 3
+// query_pre_attn_scalar^-0.5) over the layer's own or its donor's cache, o_proj, post-attention
+// norm, residual add.
 #include <span>
 
 #include "kernels/ops.h"
@@ -75,15 +76,18 @@ void AttentionBlock(const LayerContext& lc, int64_t l) {
     }
     k = Reshape(k, {n, nkv, d});
     NormAndRotate(lc, k, w.k_norm, inv_freq);
-    TensorView v_rows = Reshape(v, {n * nkv, d});
-    kernels::RmsNorm(lc.exec, v_rows, TensorView{}, v_rows, lc.eps);
+    if (c.v_norm) {
+      TensorView v_rows = Reshape(v, {n * nkv, d});
+      kernels::RmsNorm(lc.exec, v_rows, TensorView{}, v_rows, lc.eps);
+    }
     kernels::KvCacheWrite(lc.exec, k, Reshape(v, {n, nkv, d}), I64View(gp.slots), lc.cache.k(l), lc.cache.v(l));
   }
 
   PrefetchNext(lc, w.o_proj);
   TensorView attn = lc.buf.attn.View({n, nH, d});
   const int64_t window = c.is_sliding(l) ? c.sliding_window : 0;
-  kernels::PagedAttention(lc.exec, q, lc.cache.k(l), lc.cache.v(l), gp.sequences, window, /*scale=*/1.0f, attn);
+  kernels::PagedAttention(lc.exec, q, lc.cache.k(l), lc.cache.v(l), gp.sequences, window,
+                          static_cast<float>(c.attention_scale), attn);
 
   TensorView o = lc.buf.branch.View({n, H});
   kernels::Linear(lc.exec, Reshape(attn, {n, nH * d}), w.o_proj, o);

@@ -1,6 +1,11 @@
 // Gemma4TextConfig as gemmad uses it (text-model.md §2): the decoder hyper-parameters read from
-// config.json (top level or nested `text_config`) plus the derived per-layer plan.
-// Invariant after ParseConfig: layer_types.size() == num_hidden_layers, the last layer is full.
+// config.json (top level or nested `text_config`) plus the derived per-layer plan. The same
+// Config also describes a Gemma 3 text decoder (transformers' Gemma3TextConfig, model_type
+// `gemma3_text`): `family` says which, and the per-family switches below (attention_scale, v_norm,
+// norm_weight_plus_one, has_layer_scalar) are what the forward pass reads; the Gemma-4-only
+// features (PLE, MoE, KV sharing, k_eq_v, a separate global head dim, proportional RoPE) are off.
+// Invariant after ParseConfig: layer_types.size() == num_hidden_layers; Gemma 4: the last layer is
+// full; Gemma 3: at least one layer is full (the last may be sliding, as in Gemma 3 1B).
 #pragma once
 
 #include <cstdint>
@@ -17,15 +22,19 @@ namespace gemmad::model::gemma4 {
 
 enum class LayerType : uint8_t { kSliding, kFull };
 
+// kGemma4: model_type gemma4 / gemma4_text. kGemma3: model_type gemma3_text (Gemma3ForCausalLM).
+enum class Family : uint8_t { kGemma4, kGemma3 };
+
 struct RopeParams {
-  std::string rope_type = "default";  // "default" or "proportional"
+  std::string rope_type = "default";  // "default", "proportional" (Gemma 4) or "linear" (Gemma 3: θ-freqs / factor)
   double rope_theta = 10000.0;
   double partial_rotary_factor = 1.0;
   double factor = 1.0;
 };
 
 struct Config {
-  std::string model_type = "gemma4_text";
+  Family family = Family::kGemma4;
+  std::string model_type = "gemma4_text";  // as config.json names it: gemma4, gemma4_text or gemma3_text
   int64_t vocab_size = 262144;
   int64_t hidden_size = 0;         // H
   int64_t num_hidden_layers = 0;   // L
@@ -66,6 +75,20 @@ struct Config {
   std::string hidden_activation = "gelu_pytorch_tanh";  // or "gelu_new" (both tanh-approximate)
   std::string use_bidirectional_attention;      // "" (null) or "vision"; "all" is rejected
   bool per_layer_config_layout = false;         // config.json used `per_layer_config` (transformers >= 5.2x)
+
+  // --- per-family switches of the forward pass (set by ParseConfig from the family) ---
+  // Gemma 3's query_pre_attn_scalar (HF default 256); 0 for Gemma 4 (unused).
+  double query_pre_attn_scalar = 0.0;
+  // softmax(q·kᵀ·attention_scale): Gemma 4 1.0 (q/k are RMS-normed); Gemma 3 query_pre_attn_scalar^-0.5.
+  double attention_scale = 1.0;
+  // Gemma 4 applies a weightless RMSNorm to V before the cache; Gemma 3 does not.
+  bool v_norm = true;
+  // Every RMSNorm weight w of the checkpoint means x̂·(1 + w) (Gemma3RMSNorm: the 4 layer norms,
+  // q_norm, k_norm and the final norm), as opposed to Gemma 4's x̂·w. BindWeights adds the 1 into
+  // owned f32 copies, so Weights always hold the multiplier and the kernels compute x̂·w.
+  bool norm_weight_plus_one = false;
+  // layers.N.layer_scalar exists and scales each layer's output (Gemma 4); Gemma 3 has none (= 1).
+  bool has_layer_scalar = true;
 
   // --- derived per-layer plan (filled by ParseConfig) ---
   int64_t first_kv_shared_layer() const { return num_hidden_layers - num_kv_shared_layers; }  // F

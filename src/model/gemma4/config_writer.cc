@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/check.h"
+
 namespace gemmad::model::gemma4 {
 namespace {
 
@@ -13,6 +15,8 @@ json Rope(const RopeParams& r) {
   if (r.rope_type == "proportional") {
     j["partial_rotary_factor"] = r.partial_rotary_factor;
     if (r.factor != 1.0) j["factor"] = r.factor;
+  } else if (r.rope_type == "linear") {
+    j["factor"] = r.factor;
   }
   return j;
 }
@@ -20,6 +24,12 @@ json Rope(const RopeParams& r) {
 json EosJson(const std::vector<int64_t>& ids) {
   if (ids.size() == 1) return ids[0];
   return ids;
+}
+
+json LayerTypes(const Config& c) {
+  json types = json::array();
+  for (LayerType lt : c.layer_types) types.push_back(lt == LayerType::kSliding ? "sliding_attention" : "full_attention");
+  return types;
 }
 
 json TextFields(const Config& c) {
@@ -43,9 +53,7 @@ json TextFields(const Config& c) {
   t["vocab_size_per_layer_input"] = c.vocab_size_per_layer_input;
   t["initializer_range"] = 0.02;
   t["intermediate_size"] = c.intermediate_size;
-  json types = json::array();
-  for (LayerType lt : c.layer_types) types.push_back(lt == LayerType::kSliding ? "sliding_attention" : "full_attention");
-  t["layer_types"] = types;
+  t["layer_types"] = LayerTypes(c);
   t["max_position_embeddings"] = c.max_position_embeddings;
   t["num_attention_heads"] = c.num_attention_heads;
   t["num_hidden_layers"] = c.num_hidden_layers;
@@ -59,6 +67,40 @@ json TextFields(const Config& c) {
                                                                             : json(c.use_bidirectional_attention);
   t["use_cache"] = true;
   t["use_double_wide_mlp"] = c.use_double_wide_mlp;
+  t["vocab_size"] = c.vocab_size;
+  return t;
+}
+
+// What transformers 5.25 saves for a Gemma3ForCausalLM (Gemma3TextConfig).
+json Gemma3Fields(const Config& c, const std::string& dtype) {
+  json t;
+  t["architectures"] = {"Gemma3ForCausalLM"};
+  t["model_type"] = "gemma3_text";
+  t["attention_bias"] = false;
+  t["attention_dropout"] = 0.0;
+  t["attn_logit_softcapping"] = nullptr;
+  t["bos_token_id"] = c.bos_token_id;
+  t["pad_token_id"] = c.pad_token_id;
+  t["eos_token_id"] = EosJson(c.eos_token_ids);
+  t["dtype"] = dtype;
+  t["final_logit_softcapping"] = c.final_logit_softcapping > 0 ? json(c.final_logit_softcapping) : json(nullptr);
+  t["head_dim"] = c.head_dim;
+  t["hidden_activation"] = c.hidden_activation;
+  t["hidden_size"] = c.hidden_size;
+  t["initializer_range"] = 0.02;
+  t["intermediate_size"] = c.intermediate_size;
+  t["layer_types"] = LayerTypes(c);
+  t["max_position_embeddings"] = c.max_position_embeddings;
+  t["num_attention_heads"] = c.num_attention_heads;
+  t["num_hidden_layers"] = c.num_hidden_layers;
+  t["num_key_value_heads"] = c.num_key_value_heads;
+  t["query_pre_attn_scalar"] = c.query_pre_attn_scalar;
+  t["rms_norm_eps"] = c.rms_norm_eps;
+  t["rope_parameters"] = {{"sliding_attention", Rope(c.rope_sliding)}, {"full_attention", Rope(c.rope_full)}};
+  t["sliding_window"] = c.sliding_window;
+  t["tie_word_embeddings"] = c.tie_word_embeddings;
+  t["use_bidirectional_attention"] = false;
+  t["use_cache"] = true;
   t["vocab_size"] = c.vocab_size;
   return t;
 }
@@ -127,6 +169,10 @@ json AudioFields(const AudioConfig& a, const std::string& dtype) {
 }  // namespace
 
 std::string ConfigToJson(const Config& c, ConfigLayout layout, const std::string& dtype) {
+  if (c.family == Family::kGemma3) {
+    GEMMAD_CHECK(layout == ConfigLayout::kTextOnly, "gemma3_text has no multimodal layout");
+    return Gemma3Fields(c, dtype).dump(2) + "\n";
+  }
   json t = TextFields(c);
   if (layout == ConfigLayout::kTextOnly) {
     t["architectures"] = {"Gemma4ForCausalLM"};

@@ -1,8 +1,9 @@
 // Writing config.json / generation_config.json for a Config, in the layouts the reference
 // produces: text-only in the `per_layer_config` layout transformers 5.x writes for
 // Gemma4ForCausalLM, multimodal in the released Gemma4ForConditionalGeneration layout
-// (`text_config` with global_head_dim / num_global_key_value_heads). ParseConfig reads both back
-// to an equal Config.
+// (`text_config` with global_head_dim / num_global_key_value_heads). A Gemma 3 Config
+// (Family::kGemma3) is written as transformers saves a Gemma3ForCausalLM (`gemma3_text`, text-only
+// layout only). ParseConfig reads each back to an equal Config.
 #pragma once
 
 #include <cstdint>

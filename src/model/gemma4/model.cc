@@ -178,7 +178,7 @@ const ForwardBatch& Model::RunLayers(const LayerContext& full, ForwardBatch* kep
     FeedForwardBlock(*lc, l);
     if (c.hidden_size_per_layer_input > 0) PerLayerInputBlock(*lc, l);
     const tensor::TensorView x = buffers_.x.View({lc->batch.num_tokens(), H});
-    kernels::Scale(full.exec, x, weights_.layers[l].layer_scalar);
+    if (c.has_layer_scalar) kernels::Scale(full.exec, x, weights_.layers[l].layer_scalar);
     if (l + 1 < L) Record(full.exec, hidden_states, x);
   }
   return lc->batch;

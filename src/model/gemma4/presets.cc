@@ -1,9 +1,12 @@
 // Preset model shapes (see presets.h). T1-T3 must stay identical to scripts/golden/gemma4_configs.py
-// (checked by GoldenCheckpointsTest against the transformers-written config.json files).
+// and G1 to make_gemma3_goldens.py's G1 (checked by GoldenCheckpointsTest against the
+// transformers-written config.json files).
 #include "model/gemma4/presets.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <cmath>
 
 namespace gemmad::model::gemma4 {
 namespace {
@@ -66,6 +69,22 @@ Config T3() {
   c.hidden_size_per_layer_input = 16, c.vocab_size_per_layer_input = 512;
   c.enable_moe_block = true, c.num_experts = 4, c.top_k_experts = 2, c.moe_intermediate_size = 32;
   c.final_logit_softcapping = 30.0;
+  return c;
+}
+
+// The Gemma 3 golden G1 (gemma3_text): last layer sliding, window 8, linear RoPE on full layers.
+Config G1() {
+  Config c = Tiny();
+  c.family = Family::kGemma3, c.model_type = "gemma3_text";
+  c.hidden_size = 64, c.intermediate_size = 128, c.num_hidden_layers = 7, c.max_position_embeddings = 4096;
+  c.layer_types = {S, S, F, S, S, F, S};
+  c.num_attention_heads = 2, c.num_key_value_heads = 1, c.head_dim = 32, c.global_head_dim = 32;
+  c.sliding_window = 8;
+  c.hidden_size_per_layer_input = 0, c.vocab_size_per_layer_input = 0;
+  c.final_logit_softcapping = 0.0;
+  c.rope_full = {"linear", 1000000.0, 1.0, 8.0};
+  c.query_pre_attn_scalar = 24.0, c.attention_scale = std::pow(24.0, -0.5);
+  c.v_norm = false, c.norm_weight_plus_one = true, c.has_layer_scalar = false;
   return c;
 }
 
@@ -172,7 +191,7 @@ Config A26b() {
 
 }  // namespace
 
-std::vector<std::string> PresetNames() { return {"t1", "t2", "t3", "e2e", "e2b", "e4b", "26b", "31b"}; }
+std::vector<std::string> PresetNames() { return {"t1", "t2", "t3", "g1", "e2e", "e2b", "e4b", "26b", "31b"}; }
 
 Result<Preset> FindPreset(std::string_view name) {
   Preset p;
@@ -183,6 +202,8 @@ Result<Preset> FindPreset(std::string_view name) {
     p.config = T2();
   } else if (name == "t3") {
     p.config = T3();
+  } else if (name == "g1") {
+    p.config = G1();
   } else if (name == "e2e") {
     p.config = E2e();
     p.multimodal = true;  // the vision tower needs the Gemma4ForConditionalGeneration layout

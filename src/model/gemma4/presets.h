@@ -1,5 +1,5 @@
 // Named model shapes for `gemmad make-test-model`: the tiny reference configs T1-T3
-// (text-model.md §14), the end-to-end test model (full 262,144-token vocabulary, tiny layers, a
+// (text-model.md §14), the tiny Gemma 3 (gemma3_text) G1 of tests/golden/gemma3, the end-to-end test model (full 262,144-token vocabulary, tiny layers, a
 // tiny vision tower, the released media token ids) and the real E2B/E4B/26B-A4B/31B text shapes
 // (text-model.md §10) with their real vision towers (multimodal.md §0).
 #pragma once
@@ -24,7 +24,7 @@ struct Preset {
   GenerationDefaults generation;
 };
 
-// "t1", "t2", "t3", "e2e", "e2b", "e4b", "26b", "31b".
+// "t1", "t2", "t3", "g1", "e2e", "e2b", "e4b", "26b", "31b".
 Result<Preset> FindPreset(std::string_view name);
 std::vector<std::string> PresetNames();
 

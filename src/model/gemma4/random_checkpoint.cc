@@ -234,6 +234,9 @@ Status WriteRandomCheckpoint(const std::string& out_dir, const Config& config, c
   if (o.dtype != tensor::DType::kBF16 && o.dtype != tensor::DType::kF32 && o.dtype != tensor::DType::kF16) {
     return InvalidArgumentError("random checkpoints are BF16, F16 or F32");
   }
+  if (o.multimodal && config.family == Family::kGemma3) {
+    return InvalidArgumentError("a gemma3_text checkpoint has no multimodal layout (use the text prefix)");
+  }
   size_t num_tensors = SpecToWrite(config, o).size();
   if (o.num_shards < 1 || static_cast<size_t>(o.num_shards) > num_tensors) {
     return InvalidArgumentError(fmt::format("--shards must be in [1, {}] (the number of tensors)", num_tensors));

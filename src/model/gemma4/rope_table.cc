@@ -15,13 +15,16 @@ Result<std::vector<float>> RopeInvFreq(const RopeParams& p, int64_t head_dim) {
   };
   if (p.rope_type == "default") {
     for (int64_t i = 0; i < half; ++i) f[i] = freq(i);
+  } else if (p.rope_type == "linear") {  // Gemma 3's full layers: every pair, / factor (fp32 division)
+    const float factor = static_cast<float>(p.factor);
+    for (int64_t i = 0; i < half; ++i) f[i] = freq(i) / factor;
   } else if (p.rope_type == "proportional") {
     const auto rotated = static_cast<int64_t>(std::floor(p.partial_rotary_factor * static_cast<double>(head_dim) / 2.0));
     const float factor = static_cast<float>(p.factor);
     for (int64_t i = 0; i < std::min(rotated, half); ++i) f[i] = freq(i) / factor;
   } else {
     return InvalidArgumentError("config.json: rope_parameters: rope_type '" + p.rope_type +
-                                "' is not supported (expected default or proportional)");
+                                "' is not supported (expected default, linear or proportional)");
   }
   return f;
 }

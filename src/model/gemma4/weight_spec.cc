@@ -29,7 +29,7 @@ void AddLayer(const Config& c, int64_t l, std::vector<WeightSpec>* out) {
                         "post_feedforward_layernorm"}) {
     Add(out, p + n + ".weight", {h});
   }
-  Add(out, p + "layer_scalar", {1});
+  if (c.has_layer_scalar) Add(out, p + "layer_scalar", {1});
   AddAttention(c, l, p, out);
   Add(out, p + "mlp.gate_proj.weight", {i, h});
   Add(out, p + "mlp.up_proj.weight", {i, h});

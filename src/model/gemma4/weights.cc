@@ -1,4 +1,5 @@
-// Weight binding: name construction per text-model.md §9, shape/dtype checks, f16 widening.
+// Weight binding: name construction per text-model.md §9, shape/dtype checks, f16 widening, and
+// Gemma 3's norm weights turned into the multipliers 1 + w.
 #include "model/gemma4/weights.h"
 
 #include <string>
@@ -39,6 +40,23 @@ class Binder {
     return OkStatus();
   }
 
+  // Binds an RMSNorm weight. With `plus_one` (Gemma3RMSNorm: x̂·(1 + w), 1 + w computed in fp32)
+  // the view is an owned fp32 copy holding 1 + w, so the kernels' x̂·w computes the same.
+  Status BindNorm(const std::string& name, tensor::Shape want, bool plus_one, TensorView* out) {
+    GEMMAD_RETURN_IF_ERROR(Bind(name, want, out));
+    if (!plus_one) return OkStatus();
+    auto buf = std::make_unique<std::vector<float>>(static_cast<size_t>(out->NumElements()));
+    for (int64_t i = 0; i < out->NumElements(); ++i) {
+      const float w = out->dtype == tensor::DType::kBF16 ? tensor::Bf16ToFloat(out->As<const uint16_t>()[i])
+                                                         : out->As<const float>()[i];
+      (*buf)[i] = 1.0f + w;
+    }
+    out->data = buf->data();
+    out->dtype = tensor::DType::kF32;
+    w_->owned.push_back(std::move(buf));
+    return OkStatus();
+  }
+
  private:
   const TensorLookup& lookup_;
   std::string prefix_;
@@ -49,19 +67,22 @@ Status BindLayer(const Config& c, int64_t l, Binder& b, LayerWeights& lw) {
   const std::string p = "layers." + std::to_string(l) + ".";
   const int64_t H = c.hidden_size, d = c.layer_head_dim(l), nkv = c.layer_num_kv_heads(l);
   const int64_t nH = c.num_attention_heads, I = c.layer_intermediate_size(l);
-  GEMMAD_RETURN_IF_ERROR(b.Bind(p + "input_layernorm.weight", {H}, &lw.input_norm));
-  GEMMAD_RETURN_IF_ERROR(b.Bind(p + "post_attention_layernorm.weight", {H}, &lw.post_attention_norm));
-  GEMMAD_RETURN_IF_ERROR(b.Bind(p + "pre_feedforward_layernorm.weight", {H}, &lw.pre_feedforward_norm));
-  GEMMAD_RETURN_IF_ERROR(b.Bind(p + "post_feedforward_layernorm.weight", {H}, &lw.post_feedforward_norm));
-  TensorView scalar;
-  GEMMAD_RETURN_IF_ERROR(b.Bind(p + "layer_scalar", {1}, &scalar));
-  lw.layer_scalar = scalar.dtype == tensor::DType::kBF16 ? tensor::Bf16ToFloat(*scalar.As<const uint16_t>())
-                                                         : *scalar.As<const float>();
+  const bool plus_one = c.norm_weight_plus_one;
+  GEMMAD_RETURN_IF_ERROR(b.BindNorm(p + "input_layernorm.weight", {H}, plus_one, &lw.input_norm));
+  GEMMAD_RETURN_IF_ERROR(b.BindNorm(p + "post_attention_layernorm.weight", {H}, plus_one, &lw.post_attention_norm));
+  GEMMAD_RETURN_IF_ERROR(b.BindNorm(p + "pre_feedforward_layernorm.weight", {H}, plus_one, &lw.pre_feedforward_norm));
+  GEMMAD_RETURN_IF_ERROR(b.BindNorm(p + "post_feedforward_layernorm.weight", {H}, plus_one, &lw.post_feedforward_norm));
+  if (c.has_layer_scalar) {
+    TensorView scalar;
+    GEMMAD_RETURN_IF_ERROR(b.Bind(p + "layer_scalar", {1}, &scalar));
+    lw.layer_scalar = scalar.dtype == tensor::DType::kBF16 ? tensor::Bf16ToFloat(*scalar.As<const uint16_t>())
+                                                           : *scalar.As<const float>();
+  }
   GEMMAD_RETURN_IF_ERROR(b.Bind(p + "self_attn.q_proj.weight", {nH * d, H}, &lw.q_proj));
-  GEMMAD_RETURN_IF_ERROR(b.Bind(p + "self_attn.q_norm.weight", {d}, &lw.q_norm));
+  GEMMAD_RETURN_IF_ERROR(b.BindNorm(p + "self_attn.q_norm.weight", {d}, plus_one, &lw.q_norm));
   if (!c.is_kv_shared(l)) {
     GEMMAD_RETURN_IF_ERROR(b.Bind(p + "self_attn.k_proj.weight", {nkv * d, H}, &lw.k_proj));
-    GEMMAD_RETURN_IF_ERROR(b.Bind(p + "self_attn.k_norm.weight", {d}, &lw.k_norm));
+    GEMMAD_RETURN_IF_ERROR(b.BindNorm(p + "self_attn.k_norm.weight", {d}, plus_one, &lw.k_norm));
     if (c.is_sliding(l) || !c.attention_k_eq_v) {
       GEMMAD_RETURN_IF_ERROR(b.Bind(p + "self_attn.v_proj.weight", {nkv * d, H}, &lw.v_proj));
     }
@@ -96,7 +117,7 @@ Result<Weights> BindWeights(const Config& c, const TensorLookup& lookup, const s
   Binder b(lookup, prefix, &w);
   const int64_t H = c.hidden_size, L = c.num_hidden_layers, P = c.hidden_size_per_layer_input;
   GEMMAD_RETURN_IF_ERROR(b.Bind("embed_tokens.weight", {c.vocab_size, H}, &w.embed));
-  GEMMAD_RETURN_IF_ERROR(b.Bind("norm.weight", {H}, &w.final_norm));
+  GEMMAD_RETURN_IF_ERROR(b.BindNorm("norm.weight", {H}, c.norm_weight_plus_one, &w.final_norm));
   if (P > 0) {
     GEMMAD_RETURN_IF_ERROR(b.Bind("embed_tokens_per_layer.weight", {c.vocab_size_per_layer_input, L * P}, &w.ple_table));
     GEMMAD_RETURN_IF_ERROR(b.Bind("per_layer_model_projection.weight", {L * P, H}, &w.ple_model_projection));

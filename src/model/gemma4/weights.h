@@ -2,6 +2,8 @@
 // §9), bound by name from a checkpoint and checked against the config. bf16 and f32 tensors are
 // used as stored (memory-mapped); f16 tensors are widened once into owned f32 copies.
 // KV-shared layers bind no k/v projections or k_norm (the checkpoint's copies are never used).
+// Norm views always hold the multiplier of x̂: with Config::norm_weight_plus_one (Gemma 3) they
+// are owned fp32 copies of 1 + w; Gemma 3 binds no layer_scalar (LayerWeights::layer_scalar = 1).
 #pragma once
 
 #include <functional>
