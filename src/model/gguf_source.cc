@@ -14,6 +14,7 @@
 #include "model/gguf_names.h"
 #include "tensor/ggml_quants.h"
 #include "tensor/half.h"
+#include "tensor/quant_blocks.h"
 
 namespace gemmad::model {
 namespace {
@@ -62,6 +63,33 @@ class GgufSource final : public WeightSource {
     owned_.push_back(std::make_unique<float[]>(n));
     return owned_.back().get();
   }
+  // ggml Q4_0 rows [rows, in] as tensor/quant_blocks.h's kQ4_0 (block b of rows 2p and 2p+1 side by
+  // side, a lone last row as plain blocks): the same scales and nibbles, only moved.
+  TensorView RepackQ4_0(const uint8_t* src, int64_t rows, int64_t in) {
+    const size_t nb = static_cast<size_t>(in / tensor::kQuantBlock), bytes = tensor::RowBytes(DType::kQ4_0, in);
+    owned_bytes_.push_back(std::make_unique<uint8_t[]>(bytes * static_cast<size_t>(rows)));
+    uint8_t* dst = owned_bytes_.back().get();
+    for (int64_t r = 0; r + 1 < rows; r += 2) {
+      for (size_t b = 0; b < nb; ++b) {
+        const uint8_t* even = src + (static_cast<size_t>(r) * nb + b) * 18;
+        const uint8_t* odd = even + nb * 18;
+        uint8_t* out = dst + (static_cast<size_t>(r / 2) * nb + b) * 36;
+        std::memcpy(out, even, 2);
+        std::memcpy(out + 2, odd, 2);
+        std::memcpy(out + 4, even + 2, 16);
+        std::memcpy(out + 20, odd + 2, 16);
+      }
+    }
+    if (rows % 2 == 1) {
+      const size_t last = static_cast<size_t>(rows - 1) * nb * 18;
+      std::memcpy(dst + last, src + last, nb * 18);
+    }
+    TensorView v;
+    v.data = dst;
+    v.dtype = DType::kQ4_0;
+    v.shape = ToShape({rows, in});
+    return v;
+  }
   TensorView OwnedView(const float* data, std::vector<int64_t> shape) {
     TensorView v;
     v.data = const_cast<float*>(data);
@@ -77,6 +105,7 @@ class GgufSource final : public WeightSource {
   std::map<std::string, Entry, std::less<>> entries_;
   std::vector<std::string> names_;
   std::vector<std::unique_ptr<float[]>> owned_;
+  std::vector<std::unique_ptr<uint8_t[]>> owned_bytes_;
   TokenizerHints hints_;
 };
 
@@ -104,6 +133,8 @@ Status GgufSource::AddTensor(const io::GgufTensorInfo& t) {
     e.view.data = const_cast<uint8_t*>(src);
     e.view.dtype = type == "F32" ? DType::kF32 : type == "F16" ? DType::kF16 : DType::kBF16;
     e.view.shape = ToShape(e.info.shape);
+  } else if (t.type->id == tensor::kGgmlQ4_0 && t.ne.size() == 2 && !options_.dequantize_all) {
+    e.view = RepackQ4_0(src, t.ne[1], t.ne[0]);  // gemmad's kQ4_0: the same blocks, rows in pairs
   } else if (native && t.ne.size() == 2 && !m->subtract_one && !options_.dequantize_all) {
     e.view.data = const_cast<uint8_t*>(src);  // read in place by the kernels
     e.view.dtype = *native;

@@ -4,7 +4,9 @@
 // template left in the file's metadata (TokenizerHints::gguf_file).
 // Storage: F32, F16 and BF16 tensors are zero-copy views of the mapping. Matrices (2-D tensors)
 // in Q8_0, Q5_0, Q4_K or Q6_K are zero-copy views too, of dtype kGgml*: the Linear and gather
-// kernels read those blocks directly, against int8-quantized activations as llama.cpp does. Every
+// kernels read those blocks directly, against int8-quantized activations as llama.cpp does. Q4_0
+// matrices are gemmad's own kQ4_0 bit for bit once their rows are paired: they are copied into
+// that layout (the --quantization int4 kernels then read them). Every
 // other block-quantized tensor (other types, MoE expert stacks, anything when
 // `dequantize_all` is set) is dequantized to owned F32 at open with tensor/ggml_quants.h, which is
 // exact (every quantized value is a small integer times an f16 scale, plus an f16 minimum for the

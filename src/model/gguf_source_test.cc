@@ -11,7 +11,12 @@
 
 #include "base/files.h"
 #include "io/gguf_test_writer.h"
+#include "base/rng.h"
+#include "kernels/reference/quant.h"
 #include "model/gguf_names.h"
+#include "tensor/ggml_quants.h"
+#include "tensor/ggml_types.h"
+#include "tensor/half.h"
 
 namespace gemmad::model {
 namespace {
@@ -146,6 +151,42 @@ TEST_F(GgufSourceTest, Gemma4RopeFreqsMustBeOnesThenHuge) {
   auto r = OpenGgufSource(Save(odd));
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("rope_freqs.weight[1]"), std::string::npos) << r.status().message();
+}
+
+// Q4_0 matrices become gemmad's kQ4_0 (rows paired) holding the same values, odd row counts too.
+TEST_F(GgufSourceTest, Q4_0MatricesAreRepackedLosslessly) {
+  // A gemma3 file with H = 32 holding one Q4_0 matrix of 3 rows (the source does not check completeness).
+  GgufTestWriter q;
+  q.AddString("general.architecture", "gemma3");
+  q.AddU32("gemma3.block_count", 1);
+  q.AddU32("gemma3.embedding_length", 32);
+  q.AddU32("gemma3.feed_forward_length", 3);
+  q.AddU32("gemma3.attention.head_count", 1);
+  q.AddU32("gemma3.attention.head_count_kv", 1);
+  q.AddU32("gemma3.attention.key_length", 32);
+  q.AddTensor({"token_embd.weight", {32, 5}, 0, Zeros(160)});
+  std::string blocks;
+  Rng rng(5);
+  for (int r = 0; r < 3; ++r) {
+    const uint16_t d = tensor::FloatToF16(0.01f * static_cast<float>(r + 1));
+    blocks.append(reinterpret_cast<const char*>(&d), 2);
+    for (int j = 0; j < 16; ++j) blocks.push_back(static_cast<char>(rng.Next()));
+  }
+  q.AddTensor({"blk.0.ffn_gate.weight", {32, 3}, tensor::kGgmlQ4_0, blocks});
+  auto s = OpenGgufSource(Save(q));
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  auto v = (*s)->View("model.layers.0.mlp.gate_proj.weight");
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(v->dtype, tensor::DType::kQ4_0);
+  EXPECT_EQ((*s)->Info("model.layers.0.mlp.gate_proj.weight")->dtype_name, "Q4_0");
+  for (int r = 0; r < 3; ++r) {
+    std::vector<float> want(32);
+    ASSERT_TRUE(tensor::DequantizeGgmlRow(tensor::kGgmlQ4_0, reinterpret_cast<const uint8_t*>(blocks.data()) + 18 * r,
+                                          32, want.data()).ok());
+    const std::vector<double> got = kernels::reference::DequantizedRow(v->As<const uint8_t>(), tensor::DType::kQ4_0,
+                                                                       3, 32, r);
+    for (int i = 0; i < 32; ++i) ASSERT_EQ(got[i], want[i]) << "row " << r << " i " << i;
+  }
 }
 
 TEST(GgufNames, MapsBothArchitectures) {

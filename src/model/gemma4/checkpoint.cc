@@ -27,7 +27,7 @@ Status CheckOne(const WeightSpec& w, const std::string& full, const WeightInfo& 
   // A GGUF matrix may be a ggml block type the kernels read directly (model/gguf_source.h).
   bool float_type = info.dtype && (*info.dtype == tensor::DType::kBF16 || *info.dtype == tensor::DType::kF16 ||
                                    *info.dtype == tensor::DType::kF32 ||
-                                   (tensor::GgmlTypeId(*info.dtype) && w.shape.size() == 2));
+                                   (tensor::IsBlockQuantized(*info.dtype) && w.shape.size() == 2));
   if (!float_type) {
     return DataLossError(fmt::format("{}: tensor '{}' has dtype {}, expected BF16, F16 or F32", info.origin, full,
                                      info.dtype_name));

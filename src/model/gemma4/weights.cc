@@ -30,8 +30,8 @@ class Binder {
       v.data = buf->data();
       v.dtype = tensor::DType::kF32;
       w_->owned.push_back(std::move(buf));
-    } else if (tensor::GgmlTypeId(v.dtype) && want.rank == 2) {
-      // A GGUF matrix in a ggml block type the kernels read directly (Linear, EmbeddingGather).
+    } else if (tensor::IsBlockQuantized(v.dtype) && want.rank == 2) {
+      // A GGUF matrix in a block type the kernels read directly (Linear, EmbeddingGather).
     } else if (v.dtype != tensor::DType::kF32 && v.dtype != tensor::DType::kBF16) {
       return InvalidArgumentError(full + ": dtype " + std::string(tensor::DTypeName(v.dtype)) +
                                   " is not supported (expected BF16, F16 or F32)");
