@@ -11,7 +11,9 @@ merges and added tokens that stay inside them: the converter insists on a tokeni
 `convert_hf_to_gguf.py --outtype T` and writes tests/golden/gguf/<model>_<t>.gguf. The C++ tests
 (tests/model/gguf_golden_test.cc) load each file through gemmad's GGUF weight source and check the
 logits against the same transformers goldens the safetensors checkpoints are checked against: f32
-files exactly like the safetensors path. For each quantized file it also writes the reference
+files exactly like the safetensors path. With --llama-quantize, the f32 files are also quantized to
+Q4_0 and Q4_K_M by llama.cpp's llama-quantize (on these small rows Q4_K_M mixes Q4_K, Q6_K, Q5_0,
+Q8_0 and F16 tensors: llama.cpp's fallbacks for rows shorter than 256). For each quantized file it also writes the reference
 logits of exactly the quantized weights: gguf-py (the sdist's) dequantizes every tensor, the names
 are mapped back to Hugging Face's (and Gemma 3's norm shift undone), transformers runs the model in
 float32 on the goldens' prompts, and <model>_<t>.logits.{json,bin} record the prefill logits. So the
@@ -170,6 +172,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--llama-cpp", required=True, help="llama.cpp source dir (the sdist's vendor/llama.cpp)")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "..", "tests", "golden"))
+    ap.add_argument("--llama-quantize", help="llama-quantize binary of the same llama.cpp (adds q4_0 and q4_k_m files "
+                    "quantized from the f32 one)")
     ap.add_argument("--shared", default=os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared"))
     args = ap.parse_args()
     out_dir = os.path.join(args.out, "gguf")
@@ -195,6 +199,19 @@ def main():
                 if t != "f32":
                     quantized_reference(args.llama_cpp, out_path, src, golden_prompts(src),
                                         os.path.join(out_dir, f"{name}_{t}.logits"))
+            if args.llama_quantize:
+                f32 = os.path.join(out_dir, f"{name}_f32.gguf")
+                for t, ftype in (("q4_0", "Q4_0"), ("q4_k_m", "Q4_K_M")):
+                    out_path = os.path.join(out_dir, f"{name}_{t}.gguf")
+                    env = dict(os.environ, LD_LIBRARY_PATH=os.path.dirname(os.path.abspath(args.llama_quantize)))
+                    res = subprocess.run([args.llama_quantize, f32, out_path, ftype], env=env,
+                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                    if res.returncode != 0:
+                        sys.stderr.write(res.stdout[-4000:])
+                        raise SystemExit(f"llama-quantize {ftype} failed")
+                    print(f"wrote {out_path} ({os.path.getsize(out_path)} bytes)")
+                    quantized_reference(args.llama_cpp, out_path, src, golden_prompts(src),
+                                        os.path.join(out_dir, f"{name}_{t}.logits"))
     converter = os.path.join(args.llama_cpp, "convert_hf_to_gguf.py")
     with open(converter, "rb") as f:
         converter_sha = hashlib.sha256(f.read()).hexdigest()
@@ -204,6 +221,7 @@ def main():
         "converter_sha256": converter_sha,
         "versions": {"python": platform.python_version()},
         "models": {name: {"checkpoint": ckpt, "outtypes": types} for name, ckpt, _, types in MODELS},
+        "llama_quantize": ["Q4_0", "Q4_K_M"] if args.llama_quantize else [],
     })
 
 
