@@ -18,7 +18,7 @@ using nlohmann::json;
 
 class Keys {
  public:
-  Keys(const io::GgufFile& f, std::string arch) : f_(f), md_(f.metadata()), arch_(std::move(arch)) {}
+  Keys(const GgufShards& f, std::string arch) : f_(f), md_(f.metadata()), arch_(std::move(arch)) {}
   std::string K(std::string_view k) const { return arch_ + "." + std::string(k); }
   Status Err(const Status& s) const { return s.WithPrefix(f_.path()); }
 
@@ -57,10 +57,10 @@ class Keys {
     return std::move(*r);
   }
   const io::GgufMetadata& md() const { return md_; }
-  const io::GgufFile& file() const { return f_; }
+  const GgufShards& file() const { return f_; }
 
  private:
-  const io::GgufFile& f_;
+  const GgufShards& f_;
   const io::GgufMetadata& md_;
   std::string arch_;
 };
@@ -79,8 +79,9 @@ json LayerTypes(const std::vector<bool>& sliding) {
 }
 
 // Rows of token_embd (the vocabulary the model computes logits over).
-Result<int64_t> VocabRows(const io::GgufFile& f) {
-  const io::GgufTensorInfo* t = f.FindTensor("token_embd.weight");
+Result<int64_t> VocabRows(const GgufShards& f) {
+  const ShardTensor* st = f.FindTensor("token_embd.weight");
+  const io::GgufTensorInfo* t = st == nullptr ? nullptr : st->info;
   if (t == nullptr || t->ne.size() != 2) {
     return DataLossError(fmt::format("{}: no 2-D tensor 'token_embd.weight'", f.path()));
   }
@@ -181,13 +182,14 @@ Result<GgufModelConfig> Gemma3(const Keys& k) {
 
 // Gemma 4's proportional RoPE fraction from rope_freqs (spec §3.6): the leading 1.0 entries rotate,
 // the rest carry a huge divisor (identity).
-Result<double> PartialRotaryFactor(const io::GgufFile& f, int64_t global_head_dim) {
-  const io::GgufTensorInfo* t = f.FindTensor("rope_freqs.weight");
-  if (t == nullptr) return 1.0;
+Result<double> PartialRotaryFactor(const GgufShards& f, int64_t global_head_dim) {
+  const ShardTensor* st = f.FindTensor("rope_freqs.weight");
+  if (st == nullptr) return 1.0;
+  const io::GgufTensorInfo* t = st->info;
   if (t->type == nullptr || t->type->name != "F32" || t->ne.size() != 1 || t->ne[0] * 2 != global_head_dim) {
     return DataLossError(fmt::format("{}: tensor 'rope_freqs.weight' must be F32 [{}]", f.path(), global_head_dim / 2));
   }
-  const std::string_view bytes = f.TensorBytes(*t);
+  const std::string_view bytes = st->bytes();
   int64_t ones = 0;
   bool tail = false;
   for (int64_t i = 0; i < t->ne[0]; ++i) {
@@ -303,7 +305,7 @@ Result<GgufModelConfig> Gemma4(const Keys& k) {
 
 }  // namespace
 
-Result<GgufModelConfig> GgufConfigFromFile(const io::GgufFile& file) {
+Result<GgufModelConfig> GgufConfigFromFile(const GgufShards& file) {
   auto arch = file.metadata().GetString("general.architecture");
   if (!arch.ok()) return arch.status().WithPrefix(file.path());
   if (*arch == "gemma3") return Gemma3(Keys(file, *arch));

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "base/result.h"
-#include "io/gguf_file.h"
+#include "model/gguf_shards.h"
 #include "model/generation_config.h"
 #include "model/gguf_names.h"
 
@@ -23,6 +23,6 @@ struct GgufModelConfig {
 
 // Errors name the file and the key: "<path>: gemma3.block_count: ...". An architecture other than
 // gemma3 / gemma4 is refused by name.
-Result<GgufModelConfig> GgufConfigFromFile(const io::GgufFile& file);
+Result<GgufModelConfig> GgufConfigFromFile(const GgufShards& file);
 
 }  // namespace gemmad::model

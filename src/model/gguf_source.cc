@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/gguf_file.h"
+#include "model/gguf_shards.h"
 #include "model/gguf_config.h"
 #include "model/gguf_names.h"
 #include "tensor/ggml_quants.h"
@@ -51,12 +51,12 @@ class GgufSource final : public WeightSource {
     if (it == entries_.end()) return NotFoundError(fmt::format("{}: no tensor '{}'", file_.path(), name));
     return it->second.view;
   }
-  std::vector<std::string> files() const override { return {file_.path()}; }
+  std::vector<std::string> files() const override { return file_.paths(); }
   const TokenizerHints& tokenizer_hints() const override { return hints_; }
 
  private:
-  GgufSource(io::GgufFile file, GgufSourceOptions options) : file_(std::move(file)), options_(options) {}
-  Status AddTensor(const io::GgufTensorInfo& t);
+  GgufSource(GgufShards file, GgufSourceOptions options) : file_(std::move(file)), options_(options) {}
+  Status AddTensor(const ShardTensor& st);
   Status CombineSplitExperts();
   void AddUnitLayerScalars();
   float* Own(size_t n) {
@@ -98,7 +98,7 @@ class GgufSource final : public WeightSource {
     return v;
   }
 
-  io::GgufFile file_;
+  GgufShards file_;
   GgufSourceOptions options_;
   GgufModelConfig config_;
   std::string config_label_;
@@ -112,7 +112,8 @@ class GgufSource final : public WeightSource {
 // ggml ne[] (innermost first) -> PyTorch shape.
 std::vector<int64_t> TorchShape(const io::GgufTensorInfo& t) { return {t.ne.rbegin(), t.ne.rend()}; }
 
-Status GgufSource::AddTensor(const io::GgufTensorInfo& t) {
+Status GgufSource::AddTensor(const ShardTensor& st) {
+  const io::GgufTensorInfo& t = *st.info;
   if (t.name == "rope_freqs.weight" && config_.arch == GgufArch::kGemma4) return OkStatus();  // in the config
   std::optional<GgufTensorMapping> m = MapGgufTensorName(config_.arch, t.name);
   if (!m) {
@@ -123,8 +124,8 @@ Status GgufSource::AddTensor(const io::GgufTensorInfo& t) {
   e.info.shape = TorchShape(t);
   e.info.dtype_name = std::string(t.type->name);
   e.info.size_bytes = t.size_bytes;
-  e.info.origin = file_.path();
-  const std::string_view bytes = file_.TensorBytes(t);
+  e.info.origin = st.file->path();
+  const std::string_view bytes = st.bytes();
   const auto* src = reinterpret_cast<const uint8_t*>(bytes.data());
   const std::string_view type = t.type->name;
   const bool plain = type == "F32" || type == "F16" || type == "BF16";
@@ -227,11 +228,11 @@ void GgufSource::AddUnitLayerScalars() {
 }
 
 Result<std::unique_ptr<WeightSource>> GgufSource::Open(const std::string& path, const GgufSourceOptions& options) {
-  GEMMAD_ASSIGN_OR_RETURN(io::GgufFile file, io::GgufFile::Open(path));
+  GEMMAD_ASSIGN_OR_RETURN(GgufShards file, GgufShards::Open(path));
   std::unique_ptr<GgufSource> s(new GgufSource(std::move(file), options));
   GEMMAD_ASSIGN_OR_RETURN(s->config_, GgufConfigFromFile(s->file_));
   s->config_label_ = s->file_.path() + " (metadata)";
-  for (const io::GgufTensorInfo& t : s->file_.tensors()) GEMMAD_RETURN_IF_ERROR(s->AddTensor(t));
+  for (const ShardTensor& t : s->file_.tensors()) GEMMAD_RETURN_IF_ERROR(s->AddTensor(t));
   GEMMAD_RETURN_IF_ERROR(s->CombineSplitExperts());
   s->AddUnitLayerScalars();
   for (const auto& [name, e] : s->entries_) s->names_.push_back(name);

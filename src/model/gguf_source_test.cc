@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "base/files.h"
@@ -187,6 +190,57 @@ TEST_F(GgufSourceTest, Q4_0MatricesAreRepackedLosslessly) {
                                                                        3, 32, r);
     for (int i = 0; i < 32; ++i) ASSERT_EQ(got[i], want[i]) << "row " << r << " i " << i;
   }
+}
+
+// A split set (spec §1.8): opened from the first shard, the tensors of every shard found; a later
+// shard named instead, or a missing one, is a clear error.
+TEST_F(GgufSourceTest, SplitFilesOpenFromTheFirstShard) {
+  auto split_keys = [](GgufTestWriter& w, uint16_t no, uint16_t count, std::optional<int32_t> total) {
+    std::string p;
+    io::testing::PutRaw<uint16_t>(p, no);
+    w.AddRaw("split.no", 2, p);
+    p.clear();
+    io::testing::PutRaw<uint16_t>(p, count);
+    w.AddRaw("split.count", 2, p);
+    if (total) {
+      p.clear();
+      io::testing::PutRaw<int32_t>(p, *total);
+      w.AddRaw("split.tensors.count", 5, p);
+    }
+  };
+  // All of a 2-layer gemma3 model's tensors, split: globals and layer 0 in shard 1, layer 1 in shard 2.
+  GgufTestWriter first = Gemma3Writer(1);  // metadata + globals + layer 0
+  GgufTestWriter second;
+  for (const char* n : {"attn_norm", "post_attention_norm", "ffn_norm", "post_ffw_norm", "attn_q_norm", "attn_k_norm"}) {
+    second.AddTensor({std::string("blk.1.") + n + ".weight", {4}, 0, Zeros(4)});
+  }
+  for (const char* n : {"attn_q", "attn_k", "attn_v", "attn_output"}) {
+    second.AddTensor({std::string("blk.1.") + n + ".weight", {4, 4}, 0, Zeros(16)});
+  }
+  second.AddTensor({"blk.1.ffn_gate.weight", {4, 8}, 0, Zeros(32)});
+  second.AddTensor({"blk.1.ffn_up.weight", {4, 8}, 0, Zeros(32)});
+  second.AddTensor({"blk.1.ffn_down.weight", {8, 4}, 0, Zeros(32)});
+  split_keys(first, 0, 2, 15 + 13);
+  split_keys(second, 1, 2, std::nullopt);
+  const std::string dir = ::testing::TempDir() + "/gguf_split_" + std::to_string(getpid());
+  ASSERT_EQ(std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str()), 0);
+  // The metadata says block_count 1 and the shards hold two layers: the source presents every
+  // tensor; matching them against the config is the checkpoint validation's business.
+  ASSERT_TRUE(WriteStringToFile(dir + "/m-00001-of-00002.gguf", first.Build()).ok());
+  ASSERT_TRUE(WriteStringToFile(dir + "/m-00002-of-00002.gguf", second.Build()).ok());
+  auto s = OpenGgufSource(dir + "/m-00001-of-00002.gguf");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ((*s)->files().size(), 2u);
+  ASSERT_NE((*s)->Info("model.layers.1.mlp.down_proj.weight"), nullptr);
+  EXPECT_EQ((*s)->Info("model.layers.1.mlp.down_proj.weight")->origin, dir + "/m-00002-of-00002.gguf");
+
+  auto later = OpenGgufSource(dir + "/m-00002-of-00002.gguf");
+  ASSERT_FALSE(later.ok());
+  EXPECT_NE(later.status().message().find("give the first shard"), std::string::npos) << later.status().message();
+  ASSERT_EQ(std::remove((dir + "/m-00002-of-00002.gguf").c_str()), 0);
+  auto missing = OpenGgufSource(dir + "/m-00001-of-00002.gguf");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("m-00002-of-00002.gguf"), std::string::npos) << missing.status().message();
 }
 
 TEST(GgufNames, MapsBothArchitectures) {
