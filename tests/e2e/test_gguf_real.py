@@ -60,7 +60,7 @@ def golden():
 @pytest.fixture(scope="module")
 def server(gguf_path):
     with e2e.Server([gguf_path, "--served-model-name", "gemma-3-270m", "--max-logprobs", "20",
-                     "--max-model-len", "2048"], name="gguf-real") as s:
+                     "--max-model-len", "2048", "--max-num-batched-tokens", "256"], name="gguf-real") as s:
         yield s
 
 
