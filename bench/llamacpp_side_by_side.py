@@ -15,9 +15,13 @@ For each format (bf16, q8 = Q8_0 vs gemmad --quantization int8, q4 = Q4_0 vs int
 sides of a format run minutes apart at most) and reports each side's best round, plus every
 round's own ratios: on a shared VM a noisy minute then costs one round, not the comparison.
 
+--same-file GGUF runs both sides on that one GGUF file (gemmad serves it as it is: format "gguf"),
+instead of the per-format conversions.
+
 Usage: bench/llamacpp_side_by_side.py --llama-bench PATH --gguf-bf16 F [--gguf-q8 F] [--gguf-q4 F]
        --gemmad build/release/gemmad --model DIR [--threads 2] [--pp 512] [--tg 64] [--reps 3]
        [--rounds 1]
+       bench/llamacpp_side_by_side.py --llama-bench PATH --same-file F.gguf --gemmad BIN [...]
 """
 import argparse
 import json
@@ -26,7 +30,7 @@ import subprocess
 import sys
 import time
 
-QUANT = {"bf16": None, "q8": "int8", "q4": "int4"}
+QUANT = {"bf16": None, "q8": "int8", "q4": "int4", "gguf": None}
 
 
 def llama_bench(binary, gguf, pp, tg, reps, threads):
@@ -92,7 +96,8 @@ def main():
     ap.add_argument("--gguf-q8")
     ap.add_argument("--gguf-q4")
     ap.add_argument("--gemmad", required=True)
-    ap.add_argument("--model", required=True, help="gemmad checkpoint dir the GGUFs were converted from")
+    ap.add_argument("--model", help="gemmad checkpoint dir the GGUFs were converted from")
+    ap.add_argument("--same-file", help="one GGUF both sides run (gemmad reads it directly)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--pp", type=int, default=512)
     ap.add_argument("--tg", type=int, default=64)
@@ -101,8 +106,13 @@ def main():
     args = ap.parse_args()
 
     formats = [(f, g) for f, g in (("bf16", args.gguf_bf16), ("q8", args.gguf_q8), ("q4", args.gguf_q4)) if g]
+    if args.same_file:
+        formats = [("gguf", args.same_file)]
+        args.model = args.same_file
     if not formats:
-        sys.exit("give at least one of --gguf-bf16/--gguf-q8/--gguf-q4")
+        sys.exit("give --same-file, or at least one of --gguf-bf16/--gguf-q8/--gguf-q4 with --model")
+    if not args.model:
+        sys.exit("--model is needed with --gguf-*")
     per_round = {name: [] for name, _ in formats}  # (llama.cpp, gemmad, load before, load after)
     for rnd in range(args.rounds):
         for name, gguf in formats:
