@@ -43,6 +43,7 @@
 #include "kernels/ops.h"
 #include "kernels/registry.h"
 #include "kernels/thread_pool.h"
+#include "tensor/half.h"
 
 namespace {
 
@@ -230,6 +231,59 @@ void BM_LinearQuant(benchmark::State& state, LinearShape shape, t::DType dtype, 
   state.SetLabel(std::string(k::CpuKernels().name));
 }
 
+// The ggml block types GGUF files store (kGgmlQ8_0, kGgmlQ5_0), read in place: random blocks
+// (random payload bytes, f16 scales in [-0.05, 0.05]) copied through the rotation set like
+// BM_LinearQuant's; weight_GB/s counts the block bytes (34 / 22 per 32 weights).
+void BM_LinearGgml(benchmark::State& state, LinearShape shape, t::DType dtype, int64_t n, int threads) {
+  t::TensorView wv{nullptr, dtype, {shape.out, shape.in}};
+  const size_t q_bytes = wv.SizeBytes();
+  WeightBuffer& wb = Weights(std::max(RotateBytes(), q_bytes));
+  std::vector<uint8_t> one(q_bytes);
+  uint64_t s = 0x2545f4914f6cdd1dull;
+  for (auto& b : one) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    b = static_cast<uint8_t>(s >> 56);
+  }
+  const size_t block_bytes = dtype == t::DType::kGgmlQ8_0 ? 34 : 22;
+  for (size_t at = 0; at < q_bytes; at += block_bytes) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    const uint16_t h = t::FloatToF16((static_cast<float>(s >> 40) / 16777216.0f - 0.5f) / 10.0f);
+    std::memcpy(one.data() + at, &h, 2);
+  }
+  auto* base = reinterpret_cast<uint8_t*>(wb.data);
+  const size_t copies = std::max<size_t>(1, wb.bytes / q_bytes);
+  for (size_t c = 0; c < copies; ++c) std::memcpy(base + c * q_bytes, one.data(), q_bytes);
+  wb.holds_bf16 = false;
+  std::vector<float> x(static_cast<size_t>(n * shape.in)), y(static_cast<size_t>(n * shape.out));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int>(i % 97) - 48) / 64.0f;
+  k::ExecContext ctx{&Pool(threads)};
+  t::TensorView xv{x.data(), t::DType::kF32, {n, shape.in}};
+  t::TensorView yv{y.data(), t::DType::kF32, {n, shape.out}};
+  size_t copy = 0;
+  for (auto _ : state) {
+    wv.data = base + copy * q_bytes;
+    k::Linear(ctx, xv, wv, yv);
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+    if (++copy == copies) copy = 0;
+  }
+  const double iters = static_cast<double>(state.iterations());
+  state.counters["weight_GB/s"] =
+      benchmark::Counter(static_cast<double>(q_bytes) * iters / 1e9, benchmark::Counter::kIsRate);
+  state.counters["Mtok_rows/s"] = benchmark::Counter(static_cast<double>(n * shape.out) * iters / 1e6,
+                                                     benchmark::Counter::kIsRate);
+  state.counters["MB"] = static_cast<double>(q_bytes) / 1e6;
+  state.SetLabel(std::string(k::CpuKernels().name));
+}
+
+// GGUF shapes: Gemma 3 270M (H 640: q 1024, k/v 256, gate/up 2048, tied lm_head 262144) and Gemma
+// 4 E2B (H 1536), for kGgmlQ8_0 / kGgmlQ5_0 next to gemmad's own Q8_R / Q4_0 at the same shapes.
+constexpr LinearShape kGgufShapes[] = {
+    {"g3.q", 1024, 640},         {"g3.kv", 256, 640},         {"g3.gate_up", 2048, 640},
+    {"g3.lm_head", 262144, 640}, {"e2b.q_sliding", 2048, 1536}, {"e2b.gate_up", 6144, 1536},
+    {"e2b.down", 1536, 6144},    {"e2b.lm_head", 262144, 1536},
+};
+
 // Load-time quantization rate (--quantization): bf16 matrix in, Q8_R / Q4_0 out; bf16_GB/s
 // counts the bytes read (what the startup cost scales with).
 void BM_QuantizeWeights(benchmark::State& state, LinearShape shape, t::DType dtype, int threads) {
@@ -283,6 +337,21 @@ int RegisterAll() {
               ->UseRealTime()
               ->MinTime(0.3)
               ->Unit(benchmark::kMicrosecond);
+        }
+      }
+    }
+  }
+  for (const LinearShape& s : kGgufShapes) {
+    for (int64_t n : {1, 16}) {
+      for (int threads : {1, 2}) {
+        for (t::DType dtype : {t::DType::kGgmlQ8_0, t::DType::kGgmlQ5_0, t::DType::kQ8R, t::DType::kQ4_0}) {
+          const bool ggml = dtype == t::DType::kGgmlQ8_0 || dtype == t::DType::kGgmlQ5_0;
+          std::string name = "LinearGguf/" + std::string(s.name) + "/" + std::to_string(s.out) + "x" +
+                             std::to_string(s.in) + "/n:" + std::to_string(n) + "/threads:" +
+                             std::to_string(threads) + "/" + std::string(t::DTypeName(dtype));
+          auto* b = ggml ? benchmark::RegisterBenchmark(name.c_str(), BM_LinearGgml, s, dtype, n, threads)
+                         : benchmark::RegisterBenchmark(name.c_str(), BM_LinearQuant, s, dtype, n, threads);
+          b->UseRealTime()->MinTime(0.3)->Unit(benchmark::kMicrosecond);
         }
       }
     }

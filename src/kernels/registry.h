@@ -118,6 +118,16 @@ void LinearGgmlQ8_0Generic(const int8_t* q, const float* d, int64_t n, int64_t i
                            int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
 void LinearGgmlQ5_0Generic(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                            int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
+// ggml Q8_0 / Q5_0 fast kernels (kernels/cpu/linear_ggml_q8_q5_{avx2,avx512vnni}.cc; the avx512
+// table takes the VNNI ones where the CPU has VNNI, else the AVX2 ones).
+void LinearGgmlQ8_0Avx2(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                        int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
+void LinearGgmlQ5_0Avx2(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                        int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
+void LinearGgmlQ8_0Avx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                              int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
+void LinearGgmlQ5_0Avx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                              int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
 void LinearGgmlQ4_KGeneric(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                            int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
 void LinearGgmlQ6_KGeneric(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,

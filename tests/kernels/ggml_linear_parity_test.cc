@@ -86,10 +86,10 @@ TEST(GgmlLinearParity, EveryTableOddSizesMisaligned) {
   Rng rng(7);
   for (DType type : kTypes) {
     const bool k = tensor::BlockElements(type) == 256;
-    for (int64_t in : k ? std::vector<int64_t>{256, 768} : std::vector<int64_t>{32, 96, 256}) {
+    for (int64_t in : k ? std::vector<int64_t>{256, 768} : std::vector<int64_t>{32, 96, 160, 256}) {
       for (int64_t out : {1, 2, 3, 17, 37}) {
         const auto w = OddBytes(RandomRows(rng, type, out, in));
-        for (int64_t n : {1, 2, 3, 5, 16}) {
+        for (int64_t n : {1, 2, 3, 4, 5, 16}) {
           auto x = testing::RandomFloats(rng, n * in, 3.0);
           testing::Misaligned<int8_t> q(n * in);
           testing::Misaligned<float> d(n * in / 32);
@@ -119,6 +119,57 @@ TEST(GgmlLinearParity, EveryTableOddSizesMisaligned) {
         }
       }
     }
+  }
+}
+
+// Q8_0 and Q5_0 (32-element blocks; the fast kernels' tiles take four rows and four tokens at a
+// time): a token's outputs are bit-identical alone and in any batch, over any row range, and the
+// extreme values (Q8_0 bytes -128 and 127, Q5_0 values -16 and 15, activations ±127) meet no
+// int16 saturation.
+TEST(GgmlLinearParity, Q8_0AndQ5_0BatchInvariantAndExtremes) {
+  Rng rng(9);
+  for (DType type : {DType::kGgmlQ8_0, DType::kGgmlQ5_0}) {
+    const int64_t in = 160, out = 23;  // five blocks: two full chunks of two and a lone block
+    auto w = RandomRows(rng, type, out, in);
+    const size_t block_bytes = type == DType::kGgmlQ8_0 ? 34 : 22;
+    // Rows 5 and 6: every value at one extreme (Q8_0 -128 / 127; Q5_0 -16 / 15).
+    for (int64_t o : {5, 6}) {
+      for (int64_t b = 0; b < in / 32; ++b) {
+        uint8_t* blk = w.data() + tensor::RowBytes(type, in) * o + block_bytes * b;
+        PutF16(blk, 0.03f);
+        const bool low = o == 5;
+        std::memset(blk + 2, type == DType::kGgmlQ8_0 ? (low ? 0x80 : 0x7F) : (low ? 0x00 : 0xFF),
+                    block_bytes - 2);
+      }
+    }
+    const auto wm = OddBytes(w);
+    testing::ForEachKernelTable([&](const CpuKernelTable& t) {
+      for (int64_t n : {2, 4, 5, 8, 9}) {
+        auto x = testing::RandomFloats(rng, n * in, 1.0);
+        for (int64_t i = 0; i < in; ++i) x[i] = i % 3 == 0 ? -1.0f : 1.0f;  // token 0: q = ±127 everywhere
+        std::vector<int8_t> q(static_cast<size_t>(n * in));
+        std::vector<float> d(static_cast<size_t>(n * in / 32));
+        t.quantize_acts(x.data(), n, in, q.data(), d.data());
+        std::vector<float> want(static_cast<size_t>(n * out)), batched(want.size()), alone(static_cast<size_t>(out));
+        reference::LinearQuant(q.data(), d.data(), n, in, wm.data(), type, out, want.data());
+        const auto mag = Magnitudes(q.data(), d.data(), n, in, wm.data(), type, out);
+        KernelFor(t, type)(q.data(), d.data(), n, in, wm.data(), out, 0, out, batched.data(), out);
+        for (int64_t i = 0; i < n * out; ++i) {
+          ASSERT_NEAR(batched[i], want[i], 1e-5 * mag[i] + 1e-30) << t.name << " " << tensor::DTypeName(type) << " " << i;
+        }
+        for (int64_t k = 0; k < n; ++k) {
+          KernelFor(t, type)(q.data() + k * in, d.data() + k * in / 32, 1, in, wm.data(), out, 0, out, alone.data(), out);
+          for (int64_t o = 0; o < out; ++o) ASSERT_EQ(batched[k * out + o], alone[o]) << t.name << " n=" << n;
+        }
+        std::vector<float> part(static_cast<size_t>(n * out), -1.0f);
+        KernelFor(t, type)(q.data(), d.data(), n, in, wm.data(), out, 3, 18, part.data(), out);
+        for (int64_t k = 0; k < n; ++k) {
+          for (int64_t o = 0; o < out; ++o) {
+            ASSERT_EQ(part[k * out + o], (o >= 3 && o < 18) ? batched[k * out + o] : -1.0f) << t.name << " range";
+          }
+        }
+      }
+    });
   }
 }
 
