@@ -54,6 +54,19 @@ inline float HSum(__m256 v) {
   return _mm_cvtss_f32(_mm_add_ss(h, _mm_movehdup_ps(h)));
 }
 
+// Q4_K's eight 6-bit (scale, min) pairs (spec §4.2) from the 12 bytes at p (16 are read: the
+// block goes on) as bytes [sc0..sc7, m0..m7]. Words u0, u1, u2: sc0..3 = u0 & 63, m0..3 = u1 & 63,
+// sc4..7 = (u2 & 15) | (u0 >> 6) << 4, m4..7 = (u2 >> 4) | (u1 >> 6) << 4 (per byte).
+inline __m128i ScalesMins(const uint8_t* p) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i a = _mm_shuffle_epi32(v, _MM_SHUFFLE(2, 1, 2, 0));  // [u0, u2, u1, u2]
+  const __m128i b = _mm_shuffle_epi32(v, _MM_SHUFFLE(1, 1, 0, 0));  // [u0, u0, u1, u1]
+  const __m128i low = _mm_and_si128(a, _mm_set1_epi8(0x3f));
+  const __m128i high = _mm_or_si128(_mm_and_si128(_mm_srlv_epi32(a, _mm_setr_epi32(0, 0, 0, 4)), _mm_set1_epi8(0x0f)),
+                                    _mm_slli_epi32(_mm_and_si128(_mm_srli_epi32(b, 6), _mm_set1_epi8(0x03)), 4));
+  return _mm_blend_epi32(low, high, 0xA);
+}
+
 // Q4_K: {f16 d; f16 dmin; uint8 scales[12]; uint8 qs[128]}; sub-block k (32 elements) is the low
 // (k even) or high (k odd) nibbles of qs[32·(k/2) ..], scaled d·sc_k, minus dmin·m_k.
 struct Q4K {
@@ -72,14 +85,7 @@ struct Q4K {
     }
   }
   static void Decode(const uint8_t* blk, W* w) {
-    uint32_t u[3];
-    std::memcpy(u, blk + 4, 12);
-    // The 6-bit (scale, min) pairs of spec §4.2: bytes of sc = scales 0..7, of mn = mins 0..7.
-    const uint32_t sc_lo = u[0] & 0x3f3f3f3fu, m_lo = u[1] & 0x3f3f3f3fu;
-    const uint32_t sc_hi = (u[2] & 0x0f0f0f0fu) | (((u[0] >> 6) & 0x03030303u) << 4);
-    const uint32_t m_hi = ((u[2] >> 4) & 0x0f0f0f0fu) | (((u[1] >> 6) & 0x03030303u) << 4);
-    const __m128i s = _mm_setr_epi32(static_cast<int>(sc_lo), static_cast<int>(sc_hi), static_cast<int>(m_lo),
-                                     static_cast<int>(m_hi));
+    const __m128i s = ScalesMins(blk + 4);
     w->sc = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(s)), _mm256_set1_ps(F16(blk)));
     w->mn = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(s, 8))),
                           _mm256_set1_ps(F16(blk + 2)));
