@@ -76,6 +76,26 @@ def gemmad_bench(gemmad, model, pp, tg, reps, threads, quant):
     return {"pp": pp / (min(prefill) - min(load)), "tg": tg / (min(decode) - min(load)), "load_s": min(load)}
 
 
+def machine_header(llama_bench_bin):
+    """The CPU model, the peer's build flags and commit, and the page-cache state, for the record."""
+    cpu = "unknown CPU"
+    try:
+        out = subprocess.run(["lscpu"], stdout=subprocess.PIPE, text=True).stdout
+        cpu = next((l.split(":", 1)[1].strip() for l in out.splitlines() if l.startswith("Model name")), cpu)
+    except OSError:
+        pass
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(llama_bench_bin))))
+    def read(name):
+        try:
+            with open(os.path.join(root, name)) as f:
+                return f.read().strip()
+        except OSError:
+            return "(not recorded by scripts/build_llamacpp_peer.sh)"
+    return (f"CPU: {cpu} ({os.cpu_count()} logical CPUs)\n"
+            f"llama.cpp: commit {read('COMMIT')[:7]}, {read('ISA_FLAGS')}\n"
+            "page cache: warm (each side reads the file once before its timed runs; nothing is evicted)")
+
+
 def fmt(v):
     if v is None:
         return "-"
@@ -137,6 +157,7 @@ def main():
         best_gm = {"pp": max(g["pp"] for g in ok), "tg": max(g["tg"] for g in ok)} if ok else runs[0][1]
         rows.append((name, best_lc, best_gm, min(r[2] for r in runs), max(r[3] for r in runs), runs))
 
+    print("\n" + machine_header(args.llama_bench))
     print(f"\n{args.threads} thread(s), pp{args.pp}, tg{args.tg}, best of {args.reps} (gemmad) / "
           f"mean ± stddev (llama.cpp), best of {args.rounds} round(s) per side; ratio = gemmad / llama.cpp\n")
     print(f"| format | llama.cpp pp{args.pp} t/s | gemmad pp{args.pp} t/s | ratio | "

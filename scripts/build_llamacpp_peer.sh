@@ -44,10 +44,18 @@ mv "$tmp/llama_cpp_python-0.3.36/vendor/llama.cpp" "$DEST/src"
 rm -f "$DEST/src/.git"  # a gitdir link into the sdist's .git, which has no objects
 echo "$COMMIT" > "$DEST/COMMIT"
 
-ISA=${GGML_ISA_FLAGS:-"-DGGML_NATIVE=OFF -DGGML_SSE42=ON -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_BMI2=ON \
--DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX_VNNI=ON -DGGML_AVX512=ON -DGGML_AVX512_VBMI=ON \
--DGGML_AVX512_VNNI=ON -DGGML_AVX512_BF16=ON -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF \
--DGGML_AMX_BF16=OFF"}
+# The extensions this CPU has, each named explicitly (GGML_NATIVE=OFF): a flag the CPU lacks makes
+# ggml emit instructions that die with SIGILL (AVX_VNNI on AMD Zen 4, which has AVX512_VNNI only).
+# AMX is left off even where the CPU has it (the native build's AMX path crashed on Q8_0/Q4_0).
+has() { grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -qx "$1"; }
+onoff() { if has "$1"; then echo ON; else echo OFF; fi; }
+DETECTED="-DGGML_NATIVE=OFF -DGGML_SSE42=$(onoff sse4_2) -DGGML_AVX=$(onoff avx) -DGGML_AVX2=$(onoff avx2) \
+-DGGML_BMI2=$(onoff bmi2) -DGGML_FMA=$(onoff fma) -DGGML_F16C=$(onoff f16c) -DGGML_AVX_VNNI=$(onoff avx_vnni) \
+-DGGML_AVX512=$(onoff avx512f) -DGGML_AVX512_VBMI=$(onoff avx512vbmi) -DGGML_AVX512_VNNI=$(onoff avx512_vnni) \
+-DGGML_AVX512_BF16=$(onoff avx512_bf16) -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
+ISA=${GGML_ISA_FLAGS:-$DETECTED}
+echo "build_llamacpp_peer: $(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2-) -> $ISA"
+echo "$ISA" > "$DEST/ISA_FLAGS"
 
 # shellcheck disable=SC2086  # ISA is a list of flags
 cmake -S "$DEST/src" -B "$DEST/build" -G Ninja \

@@ -146,5 +146,14 @@ void LinearQ8RAvx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in,
                          int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
 void LinearQ4_0Avx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                           int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
+// ggml Q4_K / Q6_K fast kernels (kernels/cpu/linear_ggml_qk_avx2.cc, linear_ggml_qk_avx512vnni.cc).
+void LinearGgmlQ4_KAvx2(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                        int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
+void LinearGgmlQ6_KAvx2(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                        int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
+void LinearGgmlQ4_KAvx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                              int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
+void LinearGgmlQ6_KAvx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                              int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
 
 }  // namespace gemmad::kernels

@@ -173,6 +173,46 @@ TEST(GgmlLinearParity, Q8_0AndQ5_0BatchInvariantAndExtremes) {
   }
 }
 
+// The K types' fast kernels (linear_ggml_qk_*.cc) run tokens in passes of eight and, past one
+// pass, rows in blocks of about 256 KB: n = 8, 9, 17 (full passes and remainders) over a matrix
+// of several row blocks, a sub-range of rows cutting blocks, and every (token, row) equal bit for
+// bit to the same token run alone (batch and range invariance).
+TEST(GgmlLinearParity, KTypesPassesRowBlocksInvariance) {
+  Rng rng(9);
+  for (DType type : {DType::kGgmlQ4_K, DType::kGgmlQ6_K}) {
+    const int64_t in = 2048, out = 300;  // 1152 / 1680 bytes a row: 2 or more row blocks
+    const auto w = OddBytes(RandomRows(rng, type, out, in));
+    for (int64_t n : {8, 9, 17}) {
+      auto x = testing::RandomFloats(rng, n * in, 2.0);
+      testing::Misaligned<int8_t> q(n * in);
+      testing::Misaligned<float> d(n * in / 32);
+      reference::QuantizeActs(x.data(), n, in, q.data(), d.data());
+      std::vector<float> want(static_cast<size_t>(n * out)), got(want.size()), one(static_cast<size_t>(out));
+      reference::LinearQuant(q.data(), d.data(), n, in, w.data(), type, out, want.data());
+      const auto mag = Magnitudes(q.data(), d.data(), n, in, w.data(), type, out);
+      testing::ForEachKernelTable([&](const CpuKernelTable& t) {
+        const int64_t lo = 5, hi = out - 7;
+        std::fill(got.begin(), got.end(), -3.0f);
+        KernelFor(t, type)(q.data(), d.data(), n, in, w.data(), out, lo, hi, got.data(), out);
+        for (int64_t tt = 0; tt < n; ++tt) {
+          KernelFor(t, type)(q.data() + tt * in, d.data() + tt * (in / 32), 1, in, w.data(), out, 0, out, one.data(),
+                             out);
+          for (int64_t o = 0; o < out; ++o) {
+            const int64_t i = tt * out + o;
+            if (o < lo || o >= hi) {
+              ASSERT_EQ(got[i], -3.0f) << t.name << " n=" << n << " i=" << i;
+              continue;
+            }
+            ASSERT_NEAR(got[i], want[i], 1e-5 * mag[i] + 1e-30) << t.name << " " << tensor::DTypeName(type)
+                                                                 << " n=" << n << " i=" << i;
+            ASSERT_EQ(got[i], one[o]) << t.name << " " << tensor::DTypeName(type) << " n=" << n << " i=" << i;
+          }
+        }
+      });
+    }
+  }
+}
+
 // The ops: Linear (one and two threads) against the reference backend's numbers, and the gather
 // of a ggml-typed table against the exact dequantized rows.
 TEST(GgmlLinearParity, LinearAndEmbeddingOps) {

@@ -149,11 +149,15 @@ TEST_P(GgufQuantizedGolden, GivesTheReferenceLogitsOfItsWeights) {
     // 0.011-0.024 on T1 and 0.023-0.18 on T2, the MoE model whose routing flips under small noise;
     // top-1 0.83-0.92 and 0.33-0.92), the same order as --quantization int8 on these models
     // (quantization_accuracy_test.cc). The scalar reference backend must agree with the CPU
-    // kernels far more closely: below 1% of that effect.
+    // kernels far more closely: below 10% of that effect. The two sum in different orders, and a
+    // last-bit difference upstream occasionally moves an activation across an int8 rounding
+    // boundary (the activation quantizer is discontinuous): measured 1e-14..1e-10 mean KL with no
+    // such flip, 3e-5..6e-4 with one (Zen 4, the VNNI Q8_0 kernel), while a wrong scale or block
+    // gives a KL of the order of the activation-rounding effect itself or more.
     const bool t1 = model == "t1";
     EXPECT_LE(kl, t1 ? 0.05 : 0.4);
     EXPECT_GE(top1, t1 ? 0.7 : 0.2);
-    EXPECT_LE(backends_kl, 0.01 * std::max(kl, 1e-3));
+    EXPECT_LE(backends_kl, 0.1 * std::max(kl, 1e-3));
   }
 }
 
