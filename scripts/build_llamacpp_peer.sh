@@ -9,7 +9,7 @@
 #
 # Usage: scripts/build_llamacpp_peer.sh DEST [SDIST] [JOBS]
 #   DEST   build root; gets DEST/src (the unpacked vendor/llama.cpp) and DEST/build
-#          (binaries in DEST/build/bin: llama-bench, llama-simple, llama-cli, llama-server,
+#          (binaries in DEST/build/bin: llama-bench, llama-simple, llama-quantize, llama-cli, llama-server,
 #          llama-tokenize, libllama.so, libggml*.so)
 #   SDIST  default /work/peer/sdist/llama_cpp_python-0.3.36.tar.gz
 #   JOBS   default 2
@@ -66,9 +66,9 @@ cmake -S "$DEST/src" -B "$DEST/build" -G Ninja \
   -DLLAMA_BUILD_COMMIT="${COMMIT:0:7}" -DLLAMA_BUILD_NUMBER=0 \
   $ISA
 
-# The library and the two small tools first (what the golden script and the bench need), then
+# The library and the small tools first (what the golden scripts and the bench need), then
 # the interactive tools.
-cmake --build "$DEST/build" -j "$JOBS" --target llama llama-bench llama-simple llama-tokenize
+cmake --build "$DEST/build" -j "$JOBS" --target llama llama-bench llama-simple llama-tokenize llama-quantize
 # shellcheck disable=SC2086  # a list of targets
 cmake --build "$DEST/build" -j "$JOBS" --target ${PEER_TARGETS:-llama-cli llama-server}
 

@@ -7,6 +7,8 @@
 #include <utility>
 
 #include "base/log.h"
+#include "kernels/registry.h"
+#include "kernels/stream_params_choice.h"
 #include "kernels/thread_pool.h"
 #include "kv/kv_plan.h"
 #include "model/gemma4/model.h"
@@ -95,6 +97,10 @@ Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
                     static_cast<double>(g.num_blocks * g.bytes_per_block) / (1024.0 * 1024.0));
   }
 
+  const auto& stream = kernels::AppliedStreamChoice();
+  if (!stream.error.empty()) GEMMAD_LOG_WARNING("{}; using the rule instead", stream.error);
+  GEMMAD_LOG_INFO("CPU kernels: {} table, decode streaming {} ({})", kernels::CpuKernels().name,
+                  kernels::FormatStreamParams(kernels::ActiveStreamParams()), stream.why);
   auto pool = std::make_unique<kernels::ThreadPool>(std::max(1, o.num_threads));
   kernels::ExecContext exec{pool.get(), o.backend};
   engine::EngineConfig ec;

@@ -16,6 +16,7 @@
 #include <cstdlib>
 
 #include "kernels/registry.h"
+#include "kernels/stream_params.h"
 
 namespace gemmad::kernels {
 namespace {
@@ -46,12 +47,23 @@ inline __m128 Hsum4(__m512 a, __m512 b, __m512 c, __m512 d) {
 }
 inline float Hsum1(__m512 a) { return _mm_cvtss_f32(Hsum4(a, a, a, a)); }
 
-// Software prefetch distance of the batch-1 tile, per row stream: rows shorter than 8 KB (q/k/v,
-// gate/up, the LM head at H = 1536) run four rows side by side, so the prefetch reaches into the
-// next rows; long rows (o, down) do best at 4 KB. bench_linear, 2 threads, cold, vs no prefetch:
-// +16-18% on q_full, gate_up_2x, lm_head at 8 KB (+3% more at 16 KB); down_2x +11% at 4 KB.
-// E2B bf16 decode: 82.7% of the read roofline at 8 KB, 86.9% at 16 KB.
-inline int64_t PrefetchBytes(int64_t row_bytes) { return row_bytes >= 8192 ? 4096 : 16384; }
+// Software prefetch of the batch-1 tile, per row stream, with the active StreamParams: rows
+// shorter than long_row_bytes (q/k/v, gate/up, the LM head at H = 1536) run four rows side by side,
+// so the prefetch reaches into the next rows. Their defaults (16 KB / 4 KB ahead into L1) were
+// measured on an Intel Xeon (docs/cpu-performance.md): vs no prefetch +16-18% on q_full,
+// gate_up_2x, lm_head; E2B bf16 decode at 86.9% of the read roofline.
+// A software prefetch of the line at p into the level the active StreamParams name.
+inline void PrefetchAt(const void* p, PrefetchLevel level) {
+  if (level == PrefetchLevel::kL1) {
+    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0);
+  } else if (level == PrefetchLevel::kL2) {
+    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T1);
+  }
+}
+// Prefetch distance in bytes for one row stream of row_bytes (kernels/stream_params.h).
+inline int64_t AheadBytes(const StreamParams& sp, int64_t row_bytes) {
+  return row_bytes >= sp.long_row_bytes ? sp.ahead_long : sp.ahead_short;
+}
 
 // One token against four weight rows: four independent FMA chains.
 template <typename W>
@@ -60,14 +72,15 @@ inline void Dot1x4(const float* x, int64_t in, const W* w0, const W* w1, const W
   __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
   int64_t i = 0;
   // Prefetch ahead in each row's stream (one line per 64 bytes read).
-  const int64_t ahead = PrefetchBytes(in * static_cast<int64_t>(sizeof(W))) / static_cast<int64_t>(sizeof(W));
+  const StreamParams& sp = ActiveStreamParams();
+  const int64_t ahead = AheadBytes(sp, in * static_cast<int64_t>(sizeof(W))) / static_cast<int64_t>(sizeof(W));
   constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(W));
   for (; i + 16 <= in; i += 16) {
     if (i % kLine == 0) {
-      _mm_prefetch(reinterpret_cast<const char*>(w0 + i + ahead), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(w1 + i + ahead), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(w2 + i + ahead), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(w3 + i + ahead), _MM_HINT_T0);
+      PrefetchAt(w0 + i + ahead, sp.level);
+      PrefetchAt(w1 + i + ahead, sp.level);
+      PrefetchAt(w2 + i + ahead, sp.level);
+      PrefetchAt(w3 + i + ahead, sp.level);
     }
     __m512 xv = Load16(x + i);
     a0 = _mm512_fmadd_ps(xv, Load16(w0 + i), a0);

@@ -20,6 +20,7 @@
 #include <cstring>
 
 #include "kernels/registry.h"
+#include "kernels/stream_params.h"
 
 namespace gemmad::kernels {
 namespace {
@@ -74,6 +75,19 @@ struct Q5_0 {
   }
 };
 
+// A software prefetch of the line at p into the level the active StreamParams name.
+inline void PrefetchAt(const void* p, PrefetchLevel level) {
+  if (level == PrefetchLevel::kL1) {
+    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0);
+  } else if (level == PrefetchLevel::kL2) {
+    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T1);
+  }
+}
+// Prefetch distance in bytes for one row stream of row_bytes (kernels/stream_params.h).
+inline int64_t AheadBytes(const StreamParams& sp, int64_t row_bytes) {
+  return row_bytes >= sp.long_row_bytes ? sp.ahead_long : sp.ahead_short;
+}
+
 template <typename F>
 inline XBlock LoadX(const int8_t* qb, float dx) {
   XBlock r;
@@ -102,7 +116,8 @@ inline void Tile(const int8_t* q, const float* d, int64_t in, int64_t nb, const 
   }
   // Batch 1 streams the weights: every row prefetches this far ahead, about once per cache line.
   constexpr int64_t kEvery = (64 + F::kBytes - 1) / F::kBytes;
-  const int64_t ahead = nb * F::kBytes >= 8192 ? 4096 : 8192;
+  const StreamParams& sp = ActiveStreamParams();
+  const int64_t ahead = AheadBytes(sp, nb * F::kBytes);
   for (int64_t b = 0; b < nb; ++b) {
     __m256i w[R];
     float dw[R];
@@ -111,7 +126,7 @@ inline void Tile(const int8_t* q, const float* d, int64_t in, int64_t nb, const 
       w[r] = F::Values(blk);
       dw[r] = F16At(blk);
       if constexpr (T == 1) {
-        if (b % kEvery == 0) _mm_prefetch(reinterpret_cast<const char*>(blk + ahead), _MM_HINT_T0);
+        if (b % kEvery == 0) PrefetchAt(blk + ahead, sp.level);
       }
     }
     for (int t = 0; t < T; ++t) {

@@ -27,13 +27,13 @@
 #include <vector>
 
 #include "kernels/registry.h"
+#include "kernels/stream_params.h"
 
 namespace gemmad::kernels {
 namespace {
 
 constexpr int64_t kSuper = 256;         // elements per super-block
 constexpr int64_t kMaxPass = 8;         // tokens per pass over the rows
-constexpr int64_t kAhead = 4096;        // software prefetch distance in the weight stream
 constexpr int64_t kL2Rows = 256 << 10;  // bytes of rows a block of passes re-reads
 constexpr int64_t kAuxPerSuper = 32;    // activation-side floats per super-block and token
 
@@ -155,12 +155,27 @@ struct Q6K {
   }
 };
 
+// A software prefetch of the line at p into the level the active StreamParams name.
+inline void PrefetchAt(const void* p, PrefetchLevel level) {
+  if (level == PrefetchLevel::kL1) {
+    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0);
+  } else if (level == PrefetchLevel::kL2) {
+    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T1);
+  }
+}
+// Prefetch distance in bytes for one row stream of row_bytes (kernels/stream_params.h).
+inline int64_t AheadBytes(const StreamParams& sp, int64_t row_bytes) {
+  return row_bytes >= sp.long_row_bytes ? sp.ahead_long : sp.ahead_short;
+}
+
 // T tokens (q/aux rows t·in, t·naux apart) × rows [o_begin, o_end).
 template <class K, int T>
 void Pass(const int8_t* q, const float* aux, int64_t in, const uint8_t* w, int64_t o_begin,
           int64_t o_end, float* y, int64_t ldy) {
   const int64_t ns = in / kSuper, naux = ns * kAuxPerSuper;
   const int64_t row_bytes = ns * K::kBytes;
+  const StreamParams& sp = ActiveStreamParams();
+  const int64_t ahead = AheadBytes(sp, row_bytes);
   for (int64_t o = o_begin; o < o_end; ++o) {
     const uint8_t* row = w + o * row_bytes;
     __m512 acc[T];
@@ -168,7 +183,7 @@ void Pass(const int8_t* q, const float* aux, int64_t in, const uint8_t* w, int64
     for (int64_t s = 0; s < ns; ++s) {
       const uint8_t* blk = row + s * K::kBytes;
       for (int64_t at = 0; at < K::kBytes; at += 64) {
-        _mm_prefetch(reinterpret_cast<const char*>(blk) + kAhead + at, _MM_HINT_T0);
+        PrefetchAt(reinterpret_cast<const char*>(blk) + ahead + at, sp.level);
       }
       typename K::W dec;
       K::Decode(blk, &dec);

@@ -25,6 +25,7 @@
 #include <cstring>
 
 #include "kernels/registry.h"
+#include "kernels/stream_params.h"
 
 namespace gemmad::kernels {
 namespace {
@@ -35,9 +36,21 @@ constexpr int64_t kPairBytes = 36;  // sizeof(tensor::BlockQ4_0x2)
 constexpr int64_t kLoneBytes = 18;  // sizeof(tensor::BlockQ4_0)
 constexpr __mmask64 kLowBlock = 0xFFFFFFFFull;
 
+// A software prefetch of the line at p into the level the active StreamParams name.
+inline void PrefetchAt(const void* p, PrefetchLevel level) {
+  if (level == PrefetchLevel::kL1) {
+    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0);
+  } else if (level == PrefetchLevel::kL2) {
+    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T1);
+  }
+}
+// Prefetch distance in bytes for one row stream of row_bytes (kernels/stream_params.h).
+inline int64_t AheadBytes(const StreamParams& sp, int64_t row_bytes) {
+  return row_bytes >= sp.long_row_bytes ? sp.ahead_long : sp.ahead_short;
+}
 // How far ahead of a batch-1 tile's read points the software prefetch runs, for pairs of nb
-// blocks: within each pair's own stream when a pair is 8 KB or more, else across the next pairs.
-constexpr int64_t PrefetchAhead(int64_t nb) { return nb * kPairBytes >= 8192 ? 4096 : 16384; }
+// blocks: within each pair's own stream when a pair is long, else across the next pairs.
+inline int64_t PrefetchAhead(const StreamParams& sp, int64_t nb) { return AheadBytes(sp, nb * kPairBytes); }
 
 inline int32_t Load4(const uint8_t* p) {
   int32_t v;
@@ -111,7 +124,8 @@ inline void PairTile(const int8_t* q, const float* d, int64_t in, int64_t nb, co
   for (int t = 0; t < T; ++t) {
     for (int p = 0; p < P; ++p) acc[t][p] = _mm512_setzero_ps();
   }
-  const int64_t ahead = PrefetchAhead(nb);
+  const StreamParams& sp = ActiveStreamParams();
+  const int64_t ahead = PrefetchAhead(sp, nb);
   for (int64_t c = 0; c < (nb + 1) / 2; ++c) {
     const bool half = 2 * c + 1 == nb;
     WChunk w[P];
@@ -119,8 +133,8 @@ inline void PairTile(const int8_t* q, const float* d, int64_t in, int64_t nb, co
     if constexpr (T == 1) {  // batch 1 streams the weights: prefetch ahead in every pair (72 bytes a step)
       for (int p = 0; p < P; ++p) {
         const char* at = reinterpret_cast<const char*>(pairs + (p * nb + 2 * c) * kPairBytes) + ahead;
-        _mm_prefetch(at, _MM_HINT_T0);
-        _mm_prefetch(at + 64, _MM_HINT_T0);
+        PrefetchAt(at, sp.level);
+        PrefetchAt(at + 64, sp.level);
       }
     }
     for (int t = 0; t < T; ++t) {
@@ -139,7 +153,8 @@ inline void PairTile(const int8_t* q, const float* d, int64_t in, int64_t nb, co
 inline void Tile1x4(const int8_t* q, const float* d, int64_t nb, const uint8_t* pairs, float* out) {
   __m512 acc[4];
   for (int p = 0; p < 4; ++p) acc[p] = _mm512_setzero_ps();
-  const int64_t ahead = PrefetchAhead(nb), full = nb / 2;
+  const StreamParams& sp = ActiveStreamParams();
+  const int64_t ahead = PrefetchAhead(sp, nb), full = nb / 2;
   const __m512i m = _mm512_set1_epi8(15);
   const __m512i dx_lanes = _mm512_setr_epi32(0, 0, 8, 8, 0, 0, 8, 8, 0, 0, 8, 8, 0, 0, 8, 8);  // x.dx: b x8, b+1 x8
   __m512i spread[4];
@@ -152,8 +167,8 @@ inline void Tile1x4(const int8_t* q, const float* d, int64_t nb, const uint8_t* 
     for (int p = 0; p < 4; ++p) blk[p] = pairs + (p * nb + 2 * c) * kPairBytes;
     for (int p = 0; p < 4; ++p) {
       const char* at = reinterpret_cast<const char*>(blk[p]) + ahead;
-      _mm_prefetch(at, _MM_HINT_T0);
-      _mm_prefetch(at + 64, _MM_HINT_T0);
+      PrefetchAt(at, sp.level);
+      PrefetchAt(at + 64, sp.level);
     }
     const XChunk x = LoadX(q, d, c, false);
     // Halves 4p..4p+3 = pair p's [d_even(b), d_odd(b), d_even(b+1), d_odd(b+1)].

@@ -22,6 +22,7 @@
 #include <cstring>
 
 #include "kernels/registry.h"
+#include "kernels/stream_params.h"
 
 namespace gemmad::kernels {
 namespace {
@@ -66,6 +67,19 @@ inline __m128 Hsum4(__m512 a, __m512 b, __m512 c, __m512 d) {
   return _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
 }
 
+// A software prefetch of the line at p into the level the active StreamParams name.
+inline void PrefetchAt(const void* p, PrefetchLevel level) {
+  if (level == PrefetchLevel::kL1) {
+    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0);
+  } else if (level == PrefetchLevel::kL2) {
+    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T1);
+  }
+}
+// Prefetch distance in bytes for one row stream of row_bytes (kernels/stream_params.h).
+inline int64_t AheadBytes(const StreamParams& sp, int64_t row_bytes) {
+  return row_bytes >= sp.long_row_bytes ? sp.ahead_long : sp.ahead_short;
+}
+
 inline size_t Stride(int64_t in) { return sizeof(float) + static_cast<size_t>(in); }
 inline const uint8_t* Blocks(const uint8_t* row) { return row + sizeof(float); }
 inline float RowScale(const uint8_t* row) {
@@ -81,13 +95,14 @@ inline void Tile(const int8_t* q, const float* d, int64_t in, int64_t nb, const 
   for (int t = 0; t < T; ++t) {
     for (int r = 0; r < R; ++r) acc[t][r] = _mm512_setzero_ps();
   }
-  const int64_t ahead = in + 4 >= 8192 ? 4096 : 8192;
+  const StreamParams& sp = ActiveStreamParams();
+  const int64_t ahead = AheadBytes(sp, in + 4);
   for (int64_t c = 0; c < (nb + 1) / 2; ++c) {
     const bool half = 2 * c + 1 == nb;  // masked loads, so the loop body is the same for the tail
     __m512i u[R];
     for (int r = 0; r < R; ++r) u[r] = LoadW(Blocks(rows[r]), c, half);
     if constexpr (T == 1) {  // batch 1 streams the weights: prefetch ahead in every row (linear_avx512.cc)
-      for (int r = 0; r < R; ++r) _mm_prefetch(reinterpret_cast<const char*>(Blocks(rows[r]) + 64 * c + ahead), _MM_HINT_T0);
+      for (int r = 0; r < R; ++r) PrefetchAt(Blocks(rows[r]) + 64 * c + ahead, sp.level);
     }
     for (int t = 0; t < T; ++t) {
       const XChunk x = LoadX(q + t * in, d + t * nb, c, half);

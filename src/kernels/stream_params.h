@@ -1,0 +1,34 @@
+// How the batch-1 (decode) Linear kernels stream weight rows from memory: the software prefetch
+// distance per row stream and the cache level the prefetches fill. One process-wide value, chosen
+// for the machine before the kernels run (kernels/stream_params_choice.h) and read by the kernels
+// of every table. Plain data and one accessor only: ISA-specific files include this header, so it
+// carries no inline code (an inline function compiled with AVX-512 flags could be the copy the
+// linker keeps for every caller).
+#pragma once
+
+#include <cstdint>
+
+namespace gemmad::kernels {
+
+enum class PrefetchLevel : int32_t {
+  kOff = 0,  // no software prefetch (the hardware prefetchers alone)
+  kL1 = 1,   // prefetcht0
+  kL2 = 2,   // prefetcht1
+};
+
+struct StreamParams {
+  // Bytes ahead of the read point, per row stream, for rows shorter than long_row_bytes (the
+  // 1-token tiles then run several rows side by side and the prefetch reaches into the next rows)
+  // and for rows of long_row_bytes or more.
+  int64_t ahead_short = 16384;
+  int64_t ahead_long = 4096;
+  int64_t long_row_bytes = 8192;
+  PrefetchLevel level = PrefetchLevel::kL1;
+};
+
+// The active parameters (the defaults above until SetStreamParams). Kernels read them once per call.
+const StreamParams& ActiveStreamParams();
+// Replaces the active parameters. Call while no kernel runs (at start, or between benchmark cases).
+void SetStreamParams(const StreamParams& params);
+
+}  // namespace gemmad::kernels

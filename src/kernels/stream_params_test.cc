@@ -1,0 +1,65 @@
+#include "kernels/stream_params_choice.h"
+
+#include <gtest/gtest.h>
+
+namespace gemmad::kernels {
+namespace {
+
+TEST(StreamParams, ParsesKeysAndKeepsTheRest) {
+  StreamParams base;
+  base.ahead_short = 111;
+  auto p = ParseStreamParams("ahead_long=8k, level=l2,long_row=4096", base);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->ahead_short, 111);
+  EXPECT_EQ(p->ahead_long, 8192);
+  EXPECT_EQ(p->long_row_bytes, 4096);
+  EXPECT_EQ(p->level, PrefetchLevel::kL2);
+  EXPECT_EQ(FormatStreamParams(*p), "ahead_short=111,ahead_long=8192,long_row=4096,level=l2");
+  auto back = ParseStreamParams(FormatStreamParams(*p));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(FormatStreamParams(*back), FormatStreamParams(*p));
+  auto off = ParseStreamParams("level=off");
+  ASSERT_TRUE(off.ok());
+  EXPECT_EQ(off->level, PrefetchLevel::kOff);
+}
+
+TEST(StreamParams, RejectsWhatItCannotUse) {
+  for (const char* bad : {"ahead_short", "ahead=1", "ahead_short=-1", "ahead_short=2048k", "ahead_short=1x",
+                          "level=l3", "ahead_long=", "ahead_short=99999999999"}) {
+    auto p = ParseStreamParams(bad);
+    EXPECT_FALSE(p.ok()) << bad;
+    if (!p.ok()) {
+      EXPECT_EQ(p.status().code(), StatusCode::kInvalidArgument) << bad;
+    }
+  }
+}
+
+TEST(StreamParams, TableRows) {
+  std::string row;
+  CpuFacts zen4{"AuthenticAMD", 25, "AMD EPYC", 32 << 10, 1 << 20};
+  const StreamParams amd = StreamParamsForCpu(zen4, &row);
+  EXPECT_EQ(row, "AMD Zen");
+  EXPECT_EQ(amd.level, PrefetchLevel::kL2);
+  CpuFacts xeon{"GenuineIntel", 6, "Intel(R) Xeon(R) Processor", 48 << 10, 2 << 20};
+  EXPECT_EQ(FormatStreamParams(StreamParamsForCpu(xeon, &row)), FormatStreamParams(StreamParams{}));
+  EXPECT_EQ(row, "Intel");
+  EXPECT_EQ(FormatStreamParams(StreamParamsForCpu(CpuFacts{}, &row)), FormatStreamParams(StreamParams{}));
+  EXPECT_EQ(row, "default");
+  // Whatever this machine is, its facts give a usable row.
+  const StreamParams here = StreamParamsForCpu(ReadCpuFacts());
+  EXPECT_GT(here.ahead_short, 0);
+  EXPECT_GT(here.ahead_long, 0);
+}
+
+TEST(StreamParams, SetAndRestore) {
+  const StreamParams saved = ActiveStreamParams();
+  StreamParams p;
+  p.ahead_short = 640;
+  SetStreamParams(p);
+  EXPECT_EQ(ActiveStreamParams().ahead_short, 640);
+  SetStreamParams(saved);
+  EXPECT_EQ(FormatStreamParams(ActiveStreamParams()), FormatStreamParams(saved));
+}
+
+}  // namespace
+}  // namespace gemmad::kernels
