@@ -19,6 +19,7 @@
 #include "cli/subcommand.h"
 #include "cli/test_seams.h"
 #include "io/hf_hub.h"
+#include "kernels/stream_params_choice.h"
 #include "kernels/thread_pool.h"
 #include "model/gemma4/model.h"
 #include "sample/sampling_params.h"
@@ -250,6 +251,10 @@ int RunGenerate(const std::vector<std::string>& args) {
   auto g = ParseArgs(args);
   if (!g.ok()) {
     std::fprintf(stderr, "gemmad generate: %s (see gemmad generate --help)\n", g.status().message().c_str());
+    return 2;
+  }
+  if (const auto& stream = kernels::AppliedStreamChoice(); !stream.error.empty()) {
+    std::fprintf(stderr, "gemmad generate: %s\n", stream.error.c_str());
     return 2;
   }
   auto s = Prepare(*g);

@@ -98,7 +98,7 @@ Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
   }
 
   const auto& stream = kernels::AppliedStreamChoice();
-  if (!stream.error.empty()) GEMMAD_LOG_WARNING("{}; using the rule instead", stream.error);
+  if (!stream.error.empty()) return InvalidArgumentError(stream.error);
   GEMMAD_LOG_INFO("CPU kernels: {} table, decode streaming {} ({})", kernels::CpuKernels().name,
                   kernels::FormatStreamParams(kernels::ActiveStreamParams()), stream.why);
   auto pool = std::make_unique<kernels::ThreadPool>(std::max(1, o.num_threads));

@@ -38,9 +38,9 @@ StreamParams StreamParamsForCpu(const CpuFacts& cpu, std::string* row = nullptr)
 struct StreamChoice {
   StreamParams params;
   std::string why;  // "GEMMAD_STREAM", or the table row and the CPU it was read for
-  std::string error;  // a GEMMAD_STREAM that did not parse (the rule is used instead)
+  std::string error;  // a GEMMAD_STREAM that did not parse (the table row is used; the CLI refuses to start)
 };
-// GEMMAD_STREAM when set and valid, else the table.
+// GEMMAD_STREAM when set and valid, else the table (also when it is invalid: see `error`).
 StreamChoice ChooseStreamParams();
 // The choice ActiveStreamParams() applied (computed on first use).
 const StreamChoice& AppliedStreamChoice();
