@@ -24,8 +24,8 @@ import sys
 DEFAULT_CANDIDATES = [
     "table",
     "level=off",
-    "ahead_short=16384,ahead_long=4096,level=l1",
-    "ahead_short=8192,ahead_long=4096,level=l1",
+    "ahead_short=16384,ahead_short_int8=8192,ahead_long=4096,level=l1",  # the Intel row
+    "ahead_short=8192,ahead_short_int8=8192,ahead_long=4096,level=l1",
     "ahead_short=16384,ahead_long=16384,level=l2",
     "ahead_short=32768,ahead_long=16384,level=l2",
 ]

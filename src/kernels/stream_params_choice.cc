@@ -100,12 +100,14 @@ Result<StreamParams> ParseStreamParams(std::string_view spec, const StreamParams
       else return InvalidArgumentError("level must be off, l1 or l2, got '" + std::string(value) + "'");
       continue;
     }
-    int64_t* field = key == "ahead_short" ? &p.ahead_short
-                     : key == "ahead_long" ? &p.ahead_long
+    int64_t* field = key == "ahead_short"        ? &p.ahead_short
+                     : key == "ahead_short_int8" ? &p.ahead_short_int8
+                     : key == "ahead_long"       ? &p.ahead_long
                      : key == "long_row"   ? &p.long_row_bytes
                                            : nullptr;
     if (field == nullptr) {
-      return InvalidArgumentError("unknown key '" + std::string(key) + "' (ahead_short, ahead_long, long_row, level)");
+      return InvalidArgumentError("unknown key '" + std::string(key) +
+                                  "' (ahead_short, ahead_short_int8, ahead_long, long_row, level)");
     }
     if (!ParseBytes(value, field)) {
       return InvalidArgumentError("'" + std::string(key) + "' must be a byte count up to 1M, got '" + std::string(value) + "'");
@@ -115,7 +117,8 @@ Result<StreamParams> ParseStreamParams(std::string_view spec, const StreamParams
 }
 
 std::string FormatStreamParams(const StreamParams& p) {
-  return "ahead_short=" + std::to_string(p.ahead_short) + ",ahead_long=" + std::to_string(p.ahead_long) +
+  return "ahead_short=" + std::to_string(p.ahead_short) + ",ahead_short_int8=" + std::to_string(p.ahead_short_int8) +
+         ",ahead_long=" + std::to_string(p.ahead_long) +
          ",long_row=" + std::to_string(p.long_row_bytes) + ",level=" + LevelName(p.level);
 }
 
@@ -128,6 +131,7 @@ StreamParams StreamParamsForCpu(const CpuFacts& cpu, std::string* row) {
     if (row != nullptr) *row = "AMD Zen";
     StreamParams p;
     p.ahead_short = 16384;
+    p.ahead_short_int8 = 16384;
     p.ahead_long = 16384;
     p.long_row_bytes = 8192;
     p.level = PrefetchLevel::kL2;

@@ -9,12 +9,16 @@ TEST(StreamParams, ParsesKeysAndKeepsTheRest) {
   StreamParams base;
   base.ahead_short = 111;
   auto p = ParseStreamParams("ahead_long=8k, level=l2,long_row=4096", base);
+  auto q = ParseStreamParams("ahead_short_int8=2k", base);
+  ASSERT_TRUE(q.ok());
+  EXPECT_EQ(q->ahead_short_int8, 2048);
+  EXPECT_EQ(q->ahead_short, 111);
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   EXPECT_EQ(p->ahead_short, 111);
   EXPECT_EQ(p->ahead_long, 8192);
   EXPECT_EQ(p->long_row_bytes, 4096);
   EXPECT_EQ(p->level, PrefetchLevel::kL2);
-  EXPECT_EQ(FormatStreamParams(*p), "ahead_short=111,ahead_long=8192,long_row=4096,level=l2");
+  EXPECT_EQ(FormatStreamParams(*p), "ahead_short=111,ahead_short_int8=8192,ahead_long=8192,long_row=4096,level=l2");
   auto back = ParseStreamParams(FormatStreamParams(*p));
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(FormatStreamParams(*back), FormatStreamParams(*p));

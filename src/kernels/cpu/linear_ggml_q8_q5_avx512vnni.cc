@@ -117,9 +117,9 @@ inline void PrefetchAt(const void* p, PrefetchLevel level) {
     _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T1);
   }
 }
-// Prefetch distance in bytes for one row stream of row_bytes (kernels/stream_params.h).
+// Prefetch distance in bytes for one row stream of row_bytes (kernels/stream_params.h; int8 weights).
 inline int64_t AheadBytes(const StreamParams& sp, int64_t row_bytes) {
-  return row_bytes >= sp.long_row_bytes ? sp.ahead_long : sp.ahead_short;
+  return row_bytes >= sp.long_row_bytes ? sp.ahead_long : sp.ahead_short_int8;
 }
 
 // T tokens (q/d rows with strides in, nb) × R rows; out[t * R + r] = token t · rows[r].
