@@ -10,8 +10,11 @@ round, the best round as a percentage of the best ceiling of the same thread cou
 candidate has the highest geometric mean: the row to put in the per-family table of
 src/kernels/stream_params_choice.cc (or to export as GEMMAD_STREAM).
 
+--gguf adds the GGUF block kernels at the same shapes: Q8_0 and Q5_0 (bench_linear's LinearGguf
+cases) and Q4_K and Q6_K (bench_linear_ggml_k, the table the CPU would use).
+
 Usage: bench/stream_sweep.py --bench-dir build/release/bench [--rounds 2] [--rotate-mib 1024]
-       [--candidate SPEC ...]   (SPEC as GEMMAD_STREAM takes it; "table" = this machine's table row)
+       [--gguf] [--candidate SPEC ...]   (SPEC as GEMMAD_STREAM takes it; "table" = this machine's row)
 """
 import argparse
 import collections
@@ -30,6 +33,8 @@ DEFAULT_CANDIDATES = [
     "ahead_short=32768,ahead_long=16384,level=l2",
 ]
 FILTER = r"^Linear(Q8_R|Q4_0)?/e2b\.(q_full|gate_up_2x|down_2x|lm_head)/[0-9x]+/n:1/threads:[12]/cold"
+GGUF_FILTER = r"^LinearGguf/e2b\.[a-z_0-9]+/[0-9x]+/n:1/threads:[12]/(Q8_0|Q5_0)/"
+GGML_K_FILTER = r"^(Q4_K|Q6_K)/e2b\.[a-z_0-9]+/[0-9x]+/n:1/threads:[12]/isa:(avx512|avx2|neon)/"
 
 
 def cpu_model():
@@ -56,6 +61,7 @@ def main():
     ap.add_argument("--bench-dir", required=True)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--rotate-mib", type=int, default=1024)
+    ap.add_argument("--gguf", action="store_true", help="also the GGUF block kernels")
     ap.add_argument("--candidate", action="append", help="GEMMAD_STREAM spec (repeatable); default: a fixed set")
     args = ap.parse_args()
     candidates = args.candidate or DEFAULT_CANDIDATES
@@ -78,9 +84,13 @@ def main():
             if cand != "table":
                 env["GEMMAD_STREAM"] = cand
             print(f"[round {rnd + 1}/{args.rounds}] bench_linear GEMMAD_STREAM={cand}", file=sys.stderr)
-            for b in run_json([os.path.join(args.bench_dir, "bench_linear"), f"--benchmark_filter={FILTER}",
-                               "--benchmark_format=json"], env):
-                rates[(clean(b["name"]), cand)].append(b["weight_GB/s"])
+            runs = [("bench_linear", FILTER)]
+            if args.gguf:
+                runs += [("bench_linear", GGUF_FILTER), ("bench_linear_ggml_k", GGML_K_FILTER)]
+            for binary, flt in runs:
+                for b in run_json([os.path.join(args.bench_dir, binary), f"--benchmark_filter={flt}",
+                                   "--benchmark_format=json"], env):
+                    rates[(clean(b["name"]), cand)].append(b["weight_GB/s"])
 
     print(f"\nCPU: {cpu_model()} ({os.cpu_count()} logical CPUs); {args.rounds} round(s); "
           f"weights cold (rotation set {args.rotate_mib} MiB)\n")
