@@ -16,6 +16,7 @@
 #include <cstdlib>
 
 #include "kernels/registry.h"
+#include "kernels/cpu/stream_prefetch.h"
 #include "kernels/stream_params.h"
 
 namespace gemmad::kernels {
@@ -52,19 +53,6 @@ inline float Hsum1(__m512 a) { return _mm_cvtss_f32(Hsum4(a, a, a, a)); }
 // so the prefetch reaches into the next rows. Their defaults (16 KB / 4 KB ahead into L1) were
 // measured on an Intel Xeon (docs/cpu-performance.md): vs no prefetch +16-18% on q_full,
 // gate_up_2x, lm_head; E2B bf16 decode at 86.9% of the read roofline.
-// A software prefetch of the line at p into the level the active StreamParams name.
-inline void PrefetchAt(const void* p, PrefetchLevel level) {
-  if (level == PrefetchLevel::kL1) {
-    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0);
-  } else if (level == PrefetchLevel::kL2) {
-    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T1);
-  }
-}
-// Prefetch distance in bytes for one row stream of row_bytes (kernels/stream_params.h).
-inline int64_t AheadBytes(const StreamParams& sp, int64_t row_bytes) {
-  return row_bytes >= sp.long_row_bytes ? sp.ahead_long : sp.ahead_short;
-}
-
 // One token against four weight rows: four independent FMA chains.
 template <typename W>
 inline void Dot1x4(const float* x, int64_t in, const W* w0, const W* w1, const W* w2, const W* w3,

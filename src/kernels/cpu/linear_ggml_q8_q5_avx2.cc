@@ -20,6 +20,7 @@
 #include <cstring>
 
 #include "kernels/registry.h"
+#include "kernels/cpu/stream_prefetch.h"
 #include "kernels/stream_params.h"
 
 namespace gemmad::kernels {
@@ -75,19 +76,6 @@ struct Q5_0 {
   }
 };
 
-// A software prefetch of the line at p into the level the active StreamParams name.
-inline void PrefetchAt(const void* p, PrefetchLevel level) {
-  if (level == PrefetchLevel::kL1) {
-    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0);
-  } else if (level == PrefetchLevel::kL2) {
-    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T1);
-  }
-}
-// Prefetch distance in bytes for one row stream of row_bytes (kernels/stream_params.h; int8 weights).
-inline int64_t AheadBytes(const StreamParams& sp, int64_t row_bytes) {
-  return row_bytes >= sp.long_row_bytes ? sp.ahead_long : sp.ahead_short_int8;
-}
-
 template <typename F>
 inline XBlock LoadX(const int8_t* qb, float dx) {
   XBlock r;
@@ -117,7 +105,7 @@ inline void Tile(const int8_t* q, const float* d, int64_t in, int64_t nb, const 
   // Batch 1 streams the weights: every row prefetches this far ahead, about once per cache line.
   constexpr int64_t kEvery = (64 + F::kBytes - 1) / F::kBytes;
   const StreamParams& sp = ActiveStreamParams();
-  const int64_t ahead = AheadBytes(sp, nb * F::kBytes);
+  const int64_t ahead = AheadBytesInt8(sp, nb * F::kBytes);
   for (int64_t b = 0; b < nb; ++b) {
     __m256i w[R];
     float dw[R];

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "kernels/registry.h"
+#include "kernels/cpu/stream_prefetch.h"
 #include "kernels/stream_params.h"
 
 namespace gemmad::kernels {
@@ -158,19 +159,6 @@ struct Q6K {
     return _mm256_fmadd_ps(_mm256_cvtepi32_ps(b), _mm256_mul_ps(w.sb, dxb), acc);
   }
 };
-
-// A software prefetch of the line at p into the level the active StreamParams name.
-inline void PrefetchAt(const void* p, PrefetchLevel level) {
-  if (level == PrefetchLevel::kL1) {
-    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0);
-  } else if (level == PrefetchLevel::kL2) {
-    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T1);
-  }
-}
-// Prefetch distance in bytes for one row stream of row_bytes (kernels/stream_params.h).
-inline int64_t AheadBytes(const StreamParams& sp, int64_t row_bytes) {
-  return row_bytes >= sp.long_row_bytes ? sp.ahead_long : sp.ahead_short;
-}
 
 // T tokens (q/d/aux rows t·in, t·nb, t·naux apart) × rows [o_begin, o_end).
 template <class K, int T>

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "kernels/registry.h"
+#include "kernels/cpu/stream_prefetch.h"
 #include "kernels/stream_params.h"
 
 namespace gemmad::kernels {
@@ -154,19 +155,6 @@ struct Q6K {
     return _mm512_fmadd_ps(sum, _mm512_mul_ps(w.sc, _mm512_loadu_ps(aux)), acc);
   }
 };
-
-// A software prefetch of the line at p into the level the active StreamParams name.
-inline void PrefetchAt(const void* p, PrefetchLevel level) {
-  if (level == PrefetchLevel::kL1) {
-    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0);
-  } else if (level == PrefetchLevel::kL2) {
-    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T1);
-  }
-}
-// Prefetch distance in bytes for one row stream of row_bytes (kernels/stream_params.h).
-inline int64_t AheadBytes(const StreamParams& sp, int64_t row_bytes) {
-  return row_bytes >= sp.long_row_bytes ? sp.ahead_long : sp.ahead_short;
-}
 
 // T tokens (q/aux rows t·in, t·naux apart) × rows [o_begin, o_end).
 template <class K, int T>

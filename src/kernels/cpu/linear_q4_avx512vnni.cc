@@ -25,6 +25,7 @@
 #include <cstring>
 
 #include "kernels/registry.h"
+#include "kernels/cpu/stream_prefetch.h"
 #include "kernels/stream_params.h"
 
 namespace gemmad::kernels {
@@ -36,18 +37,6 @@ constexpr int64_t kPairBytes = 36;  // sizeof(tensor::BlockQ4_0x2)
 constexpr int64_t kLoneBytes = 18;  // sizeof(tensor::BlockQ4_0)
 constexpr __mmask64 kLowBlock = 0xFFFFFFFFull;
 
-// A software prefetch of the line at p into the level the active StreamParams name.
-inline void PrefetchAt(const void* p, PrefetchLevel level) {
-  if (level == PrefetchLevel::kL1) {
-    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0);
-  } else if (level == PrefetchLevel::kL2) {
-    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T1);
-  }
-}
-// Prefetch distance in bytes for one row stream of row_bytes (kernels/stream_params.h).
-inline int64_t AheadBytes(const StreamParams& sp, int64_t row_bytes) {
-  return row_bytes >= sp.long_row_bytes ? sp.ahead_long : sp.ahead_short;
-}
 // How far ahead of a batch-1 tile's read points the software prefetch runs, for pairs of nb
 // blocks: within each pair's own stream when a pair is long, else across the next pairs.
 inline int64_t PrefetchAhead(const StreamParams& sp, int64_t nb) { return AheadBytes(sp, nb * kPairBytes); }

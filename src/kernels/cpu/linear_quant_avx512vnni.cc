@@ -22,6 +22,7 @@
 #include <cstring>
 
 #include "kernels/registry.h"
+#include "kernels/cpu/stream_prefetch.h"
 #include "kernels/stream_params.h"
 
 namespace gemmad::kernels {
@@ -67,19 +68,6 @@ inline __m128 Hsum4(__m512 a, __m512 b, __m512 c, __m512 d) {
   return _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
 }
 
-// A software prefetch of the line at p into the level the active StreamParams name.
-inline void PrefetchAt(const void* p, PrefetchLevel level) {
-  if (level == PrefetchLevel::kL1) {
-    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0);
-  } else if (level == PrefetchLevel::kL2) {
-    _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T1);
-  }
-}
-// Prefetch distance in bytes for one row stream of row_bytes (kernels/stream_params.h; int8 weights).
-inline int64_t AheadBytes(const StreamParams& sp, int64_t row_bytes) {
-  return row_bytes >= sp.long_row_bytes ? sp.ahead_long : sp.ahead_short_int8;
-}
-
 inline size_t Stride(int64_t in) { return sizeof(float) + static_cast<size_t>(in); }
 inline const uint8_t* Blocks(const uint8_t* row) { return row + sizeof(float); }
 inline float RowScale(const uint8_t* row) {
@@ -96,7 +84,7 @@ inline void Tile(const int8_t* q, const float* d, int64_t in, int64_t nb, const 
     for (int r = 0; r < R; ++r) acc[t][r] = _mm512_setzero_ps();
   }
   const StreamParams& sp = ActiveStreamParams();
-  const int64_t ahead = AheadBytes(sp, in + 4);
+  const int64_t ahead = AheadBytesInt8(sp, in + 4);
   for (int64_t c = 0; c < (nb + 1) / 2; ++c) {
     const bool half = 2 * c + 1 == nb;  // masked loads, so the loop body is the same for the tail
     __m512i u[R];
