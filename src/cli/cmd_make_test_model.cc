@@ -32,10 +32,12 @@ using model::gemma4::RandomCheckpointOptions;
 constexpr char kUsage[] =
     "usage: gemmad make-test-model OUT_DIR --preset t1|t2|t3|g1|e2e|e2b|e4b|26b|31b [--dtype bf16|f32|f16]\n"
     "       [--seed N] [--shards N] [--prefix text|multimodal] [--tokenizer-dir DIR]\n"
-    "       [--unused-kv-tensors|--no-unused-kv-tensors] [--force]\n";
+    "       [--unused-kv-tensors|--no-unused-kv-tensors] [--weight-format dense|w4a16] [--force]\n"
+    "  --weight-format w4a16: the text Linears as compressed-tensors int4 symmetric groups of 32 (the layout of\n"
+    "  Google's *-qat-w4a16-ct checkpoints), quantized from this seed's dense values; the rest in --dtype.\n";
 
 struct Args {
-  std::string out_dir, preset, dtype = "bf16", prefix, tokenizer_dir;
+  std::string out_dir, preset, dtype = "bf16", prefix, tokenizer_dir, weight_format = "dense";
   uint64_t seed = 0;
   int shards = 1;
   int unused_kv = -1;  // -1: the preset's default
@@ -64,9 +66,13 @@ std::string ParseArgs(const std::vector<std::string>& args, Args* a) {
     };
     std::string v;
     uint64_t n = 0;
-    if (f == "--preset" || f == "--dtype" || f == "--prefix" || f == "--tokenizer-dir") {
+    if (f == "--preset" || f == "--dtype" || f == "--prefix" || f == "--tokenizer-dir" || f == "--weight-format") {
       if (!value(&v)) return f + " needs a value";
-      (f == "--preset" ? a->preset : f == "--dtype" ? a->dtype : f == "--prefix" ? a->prefix : a->tokenizer_dir) = v;
+      (f == "--preset"          ? a->preset
+       : f == "--dtype"         ? a->dtype
+       : f == "--prefix"        ? a->prefix
+       : f == "--weight-format" ? a->weight_format
+                                : a->tokenizer_dir) = v;
     } else if (f == "--seed" || f == "--shards") {
       if (!value(&v) || !ParseUint(v, f == "--seed" ? UINT64_MAX : 100000, &n)) return f + " needs a non-negative integer";
       if (f == "--seed") a->seed = n; else a->shards = static_cast<int>(n);
@@ -127,7 +133,9 @@ int Run(const std::vector<std::string>& argv) {
   auto dtype = tensor::ParseDType(a.dtype == "bf16" ? "BF16" : a.dtype == "f32" ? "F32" : a.dtype == "f16" ? "F16" : "");
   if (!dtype) return Usage("--dtype must be bf16, f32 or f16");
   if (!a.prefix.empty() && a.prefix != "text" && a.prefix != "multimodal") return Usage("--prefix must be text or multimodal");
+  if (a.weight_format != "dense" && a.weight_format != "w4a16") return Usage("--weight-format must be dense or w4a16");
   o.dtype = *dtype;
+  o.ct_w4a16 = a.weight_format == "w4a16";
   o.seed = a.seed;
   o.num_shards = a.shards;
   o.multimodal = a.prefix.empty() ? preset->multimodal : a.prefix == "multimodal";
@@ -157,7 +165,8 @@ int Run(const std::vector<std::string>& argv) {
   }
   nlohmann::json out = {{"model_dir", a.out_dir}, {"preset", a.preset}, {"dtype", a.dtype},
                         {"bytes", static_cast<uint64_t>(bytes)}, {"shards", a.shards},
-                        {"prefix", o.multimodal ? "multimodal" : "text"}, {"seed", a.seed}};
+                        {"prefix", o.multimodal ? "multimodal" : "text"}, {"seed", a.seed},
+                        {"weight_format", a.weight_format}};
   std::printf("%s\n", out.dump().c_str());
   return 0;
 }

@@ -11,6 +11,7 @@
 #include "kernels/stream_params_choice.h"
 #include "kernels/thread_pool.h"
 #include "kv/kv_plan.h"
+#include "model/ct_source.h"
 #include "model/gemma4/model.h"
 #include "model/open_weight_source.h"
 #include "runner/model_runner.h"
@@ -52,6 +53,19 @@ Status CheckMaxModelLen(int64_t max_model_len, int64_t max_position_embeddings, 
       max_model_len, max_position_embeddings));
 }
 
+// --quantization naming a checkpoint's own method (compressed-tensors) requires the checkpoint to
+// carry it; --quantization int8/int4 on such a checkpoint is refused by Model::Load.
+static Status CheckQuantizationMethod(const model::WeightSource& source, const ModelEngineOptions& o) {
+  GEMMAD_ASSIGN_OR_RETURN(std::optional<std::string> qc,
+                          model::FindQuantizationConfig(source.config_json(), source.config_label()));
+  const std::string method = qc ? model::QuantizationMethodOf(*qc) : "";
+  if (!o.checkpoint_quantization.empty() && method != o.checkpoint_quantization) {
+    return InvalidArgumentError(fmt::format("--quantization {}: {} has no {} quantization_config", o.checkpoint_quantization,
+                                            source.config_label(), o.checkpoint_quantization));
+  }
+  return OkStatus();
+}
+
 Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
   model::gemma4::ModelOptions mo;
   mo.quantization = o.quantization;
@@ -62,6 +76,7 @@ Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
     GEMMAD_ASSIGN_OR_RETURN(auto opened, model::OpenWeightSource(o.model_dir));
     source = std::move(opened);
   }
+  GEMMAD_RETURN_IF_ERROR(CheckQuantizationMethod(*source, o));
   GEMMAD_ASSIGN_OR_RETURN(auto model, model::gemma4::Model::Load(source, mo));
   const auto& cfg = model->config();
   const int64_t derived_len = o.max_model_len > 0 ? o.max_model_len : cfg.max_position_embeddings;

@@ -45,6 +45,7 @@ struct ModelEngineOptions {
   bool allow_long_max_model_len = false;        // VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
   bool language_model_only = false;             // --language-model-only: no encoder is loaded
   model::gemma4::WeightQuantization quantization = model::gemma4::WeightQuantization::kNone;  // --quantization
+  std::string checkpoint_quantization;  // --quantization naming the checkpoint's method ("" = any)
   // Test seam (cli/test_seams.h): the kernels backend (kernels/backend.h); nullptr = CPU.
   const kernels::Backend* backend = nullptr;
   // Test seam (cli/test_seams.h): wraps the model runner; unset in the release binary.

@@ -28,8 +28,10 @@ constexpr FlagSpec kFlags[] = {
      "float32); weights stay as stored, activations are float32; half/float16: bfloat16, with a warning (no f16 "
      "KV path on the CPU).",
      kYes, "auto|half|float16|bfloat16|float|float32", {}, "unit ServeOptionsTest ComputeDtype, e2e test_dtype_is_the_compute_and_kv_dtype"},
-    {"quantization", kString, "none", "Quantize the weights at load time: int8 (per channel) or int4 (groups of 32).",
-     kYes, "int8|int4|none", "-q", "unit ServeOptionsTest, e2e test_quantization"},
+    {"quantization", kString, "none",
+     "Quantize the weights at load time: int8 (per channel) or int4 (groups of 32). A checkpoint that carries its own "
+     "quantization (compressed-tensors) runs as stored; then only its method name is accepted here, as in vLLM.",
+     kYes, "int8|int4|none|compressed-tensors", "-q", "unit ServeOptionsTest, e2e test_quantization, e2e test_compressed_tensors"},
     {"max-model-len", kTokenCount, "(model config)",
      "Context length (prompt + output); -1/auto: the largest the KV budget holds.", kYes, {}, {},
      "unit ServeOptionsTest KvPlan, e2e test_startup"},

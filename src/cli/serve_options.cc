@@ -206,7 +206,9 @@ Status FillModelAndEngine(const ParsedFlags& f, EnvLookup env, ServeOptions& o) 
     GEMMAD_LOG_WARNING("--dtype {}: the CPU backend has no float16 KV cache; using bfloat16 instead", o.dtype);
     o.compute_dtype = tensor::DType::kBF16;
   }
-  if (!f.IsNull("quantization")) {
+  if (!f.IsNull("quantization") && f.GetString("quantization") == "compressed-tensors") {
+    o.checkpoint_quantization = "compressed-tensors";  // the checkpoint's own (vLLM's method name)
+  } else if (!f.IsNull("quantization")) {
     auto q = model::gemma4::ParseWeightQuantization(f.GetString("quantization"));
     if (!q.ok()) return q.status().WithPrefix("--quantization");
     o.quantization = *q;

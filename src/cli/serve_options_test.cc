@@ -57,6 +57,10 @@ TEST(ServeOptionsTest, QuantizationMethods) {
   EXPECT_EQ(Build({"m", "--quantization", "int8"})->quantization, WeightQuantization::kInt8);
   EXPECT_EQ(Build({"m", "-q", "int4"})->quantization, WeightQuantization::kInt4);
   EXPECT_EQ(Build({"m", "--quantization=none"})->quantization, WeightQuantization::kNone);
+  auto ct = Build({"m", "--quantization", "compressed-tensors"});  // the checkpoint's own method
+  ASSERT_TRUE(ct.ok()) << ct.status().ToString();
+  EXPECT_EQ(ct->quantization, WeightQuantization::kNone);
+  EXPECT_EQ(ct->checkpoint_quantization, "compressed-tensors");
   auto bad = Build({"m", "--quantization", "awq"});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("quantization"), std::string::npos) << bad.status().message();

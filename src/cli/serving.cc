@@ -79,6 +79,7 @@ Result<ModelEngine> StartEngine(const ServeOptions& o, const ServeModel& m) {
   e.seed = o.seed;
   e.num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   e.quantization = o.quantization;
+  e.checkpoint_quantization = o.checkpoint_quantization;
   e.dtype = o.compute_dtype;
   e.iteration_timeout_s = o.engine_iteration_timeout_s;
   e.allow_long_max_model_len = o.allow_long_max_model_len;

@@ -90,11 +90,17 @@ def hf_home():
     """An HF_HOME whose hub cache holds the e2e model under every SEED_REPOS id (blobs named
     by sha256, snapshot entries as relative symlinks into blobs/, refs/main)."""
     src = model_dir()
-    home = os.path.join(WORK, "hf_home-" + os.path.basename(src).split("-")[-1])
+    return hf_home_for(src, SEED_REPOS, "hf_home-" + os.path.basename(src).split("-")[-1])
+
+
+def hf_home_for(src, repos, name):
+    """An HF_HOME under WORK/<name> whose hub cache holds the model directory `src` under every
+    repo id of `repos` (built once; `name` must change when `src` does)."""
+    home = os.path.join(WORK, name)
     with _locked("hf_home"):
         if os.path.exists(os.path.join(home, ".complete")):
             return home
-        for repo in SEED_REPOS:
+        for repo in repos:
             root = os.path.join(home, "hub", "models--" + repo.replace("/", "--"))
             blobs = os.path.join(root, "blobs")
             snap = os.path.join(root, "snapshots", SNAPSHOT)
@@ -103,9 +109,9 @@ def hf_home():
             os.makedirs(os.path.join(root, "refs"), exist_ok=True)
             with open(os.path.join(root, "refs", "main"), "w") as f:
                 f.write(SNAPSHOT)
-            for name in sorted(os.listdir(src)):
-                path = os.path.join(src, name)
-                if name.startswith(".") or not os.path.isfile(path):
+            for fname in sorted(os.listdir(src)):
+                path = os.path.join(src, fname)
+                if fname.startswith(".") or not os.path.isfile(path):
                     continue
                 h = hashlib.sha256()
                 with open(path, "rb") as f:
@@ -114,11 +120,27 @@ def hf_home():
                 blob = os.path.join(blobs, h.hexdigest())
                 if not os.path.exists(blob):
                     os.link(path, blob)  # same file system: no copy of the 60 MB weights
-                link = os.path.join(snap, name)
+                link = os.path.join(snap, fname)
                 if not os.path.lexists(link):
                     os.symlink(os.path.join("..", "..", "blobs", h.hexdigest()), link)
         open(os.path.join(home, ".complete"), "w").close()
     return home
+
+
+def generated_model(key, make_args):
+    """A model directory written by `gemmad make-test-model DIR MAKE_ARGS` into WORK, named by
+    `key` and its content like model_dir()."""
+    os.makedirs(WORK, exist_ok=True)
+    tmp = os.path.join(WORK, f"{key}.tmp{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    subprocess.run([BIN, "make-test-model", tmp] + list(make_args), check=True, stdout=subprocess.DEVNULL)
+    d = os.path.join(WORK, key + "-" + _tree_key(tmp))
+    with _locked(key):
+        if os.path.exists(d):
+            shutil.rmtree(tmp)
+        else:
+            os.rename(tmp, d)
+    return d
 
 
 def free_port():

@@ -9,6 +9,7 @@
 #include "io/mmap_file.h"
 #include "kernels/thread_pool.h"
 #include "kernels/ops.h"
+#include "model/ct_source.h"
 #include "model/gemma4/kv_plan.h"
 #include "model/gemma4/layer_blocks.h"
 #include "model/gemma4/logit_rows.h"
@@ -44,6 +45,15 @@ Result<std::unique_ptr<Model>> Model::Load(std::shared_ptr<const WeightSource> s
 Result<std::unique_ptr<Model>> Model::FromCheckpoint(Checkpoint checkpoint, const ModelOptions& model_options) {
   std::unique_ptr<Model> m(new Model());
   m->checkpoint_ = std::move(checkpoint);
+  // vLLM's rule: a checkpoint that carries its own quantization runs as stored.
+  const WeightSource& source = m->checkpoint_.source();
+  GEMMAD_ASSIGN_OR_RETURN(std::optional<std::string> qc, FindQuantizationConfig(source.config_json(), source.config_label()));
+  if (qc && model_options.quantization != WeightQuantization::kNone) {
+    return InvalidArgumentError(fmt::format(
+        "Quantization method specified in the model config ({}) does not match the quantization method specified "
+        "in the `quantization` argument ({}).",
+        QuantizationMethodOf(*qc), WeightQuantizationName(model_options.quantization)));
+  }
   const Config& c = m->checkpoint_.config();
   const std::string label = m->checkpoint_.dir() + "/config.json";
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {

@@ -19,6 +19,8 @@
 #include "io/safetensors_index.h"
 #include "io/safetensors_writer.h"
 #include "model/gemma4/audio_weight_spec.h"
+#include "model/gemma4/random_ct_tensors.h"
+#include "model/gemma4/random_values.h"
 #include "model/gemma4/vision_weight_spec.h"
 #include "model/gemma4/weight_spec.h"
 #include "tensor/half.h"
@@ -28,12 +30,6 @@ namespace {
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-uint64_t Fnv1a(std::string_view s) {
-  uint64_t h = 1469598103934665603ull;
-  for (char c : s) h = (h ^ static_cast<uint8_t>(c)) * 1099511628211ull;
-  return h;
 }
 
 // The text tensors, plus the vision and audio towers' in the multimodal layout when the config
@@ -52,21 +48,6 @@ std::vector<WeightSpec> SpecToWrite(const Config& c, const RandomCheckpointOptio
   return out;
 }
 
-// The name whose values a tensor gets: the vision tower's k_proj and v_proj, gate_proj and up_proj,
-// and the audio tower's q_proj, k_proj and v_proj share their clip bounds, as the released
-// checkpoints do (multimodal.md §3.1, §8.5).
-std::string ValueName(const std::string& name) {
-  if (!IsClipBound(name)) return name;
-  std::string n = name;
-  const bool audio = name.find("audio_tower.") != std::string::npos;
-  const std::string_view shared = audio ? ".q_proj." : ".k_proj.";
-  for (auto [from, to] : {std::pair<std::string_view, std::string_view>{".v_proj.", shared},
-                          {audio ? ".k_proj." : ".up_proj.", audio ? shared : ".gate_proj."}}) {
-    if (size_t p = n.find(from); p != std::string::npos) n.replace(p, from.size(), to);
-  }
-  return n;
-}
-
 void Encode(float v, tensor::DType dtype, char* dst) {
   if (dtype == tensor::DType::kF32) {
     std::memcpy(dst, &v, 4);
@@ -76,26 +57,20 @@ void Encode(float v, tensor::DType dtype, char* dst) {
   std::memcpy(dst, &h, 2);
 }
 
-// Streams one tensor's random values in chunks; two 24-bit uniforms per 64-bit draw.
+// Streams one tensor's random values in chunks (model/gemma4/random_values.h).
 io::TensorFill MakeFill(const WeightSpec& w, tensor::DType dtype, uint64_t seed) {
   return [name = w.name, shape = w.shape, n = w.num_elements(), dtype, seed](io::ByteSink& sink) -> Status {
-    ValueRecipe r = RecipeFor(name, shape);
-    float lo = static_cast<float>(r.kind == ValueRecipe::kUniform ? r.lo : -r.hi);
-    float span = static_cast<float>(r.hi) - lo;
-    Rng rng(seed ^ Fnv1a(ValueName(name)));
+    RandomValueStream values(name, shape, seed);
     size_t esize = tensor::DTypeSize(dtype);
     constexpr int64_t kChunk = 1 << 18;
+    std::vector<float> v;
     std::string buf;
     for (int64_t done = 0; done < n; done += kChunk) {
       int64_t m = std::min(kChunk, n - done);
+      v.resize(static_cast<size_t>(m));
+      values.Next(m, v.data());
       buf.resize(static_cast<size_t>(m) * esize);
-      for (int64_t i = 0; i < m; i += 2) {
-        uint64_t bits = rng.Next();
-        for (int64_t k = 0; k < 2 && i + k < m; ++k) {
-          float u = static_cast<float>((bits >> (32 * k + 8)) & 0xFFFFFF) * 0x1.0p-24f;  // [0, 1)
-          Encode(lo + span * u, dtype, buf.data() + static_cast<size_t>(i + k) * esize);
-        }
-      }
+      for (int64_t i = 0; i < m; ++i) Encode(v[static_cast<size_t>(i)], dtype, buf.data() + static_cast<size_t>(i) * esize);
       GEMMAD_RETURN_IF_ERROR(sink.Write(buf));
     }
     return OkStatus();
@@ -178,6 +153,13 @@ Status WriteTensors(const std::string& dir, const Config& c, const RandomCheckpo
     writer.SetMetadata("format", "pt");
     for (const WeightSpec* w : shards[s]) {
       std::string full = w->top_level ? w->name : prefix + w->name;
+      if (o.ct_w4a16 && CtW4A16Packs(*w)) {
+        for (io::TensorToWrite& t : CtW4A16Tensors(full, *w, o.seed)) {
+          weight_map[t.name] = io::ShardFileName(s + 1, o.num_shards);
+          writer.Add(std::move(t));
+        }
+        continue;
+      }
       writer.Add({full, std::string(tensor::DTypeName(o.dtype)), w->shape, MakeFill(*w, o.dtype, o.seed)});
       weight_map[full] = io::ShardFileName(s + 1, o.num_shards);
     }
@@ -189,7 +171,7 @@ Status WriteTensors(const std::string& dir, const Config& c, const RandomCheckpo
   uint64_t params = 0;
   for (const auto& w : spec) params += static_cast<uint64_t>(w.num_elements());
   return WriteStringToFile(JoinPath(dir, io::kSafetensorsIndexName),
-                           io::BuildSafetensorsIndexJson(weight_map, params * esize, params));
+                           io::BuildSafetensorsIndexJson(weight_map, CheckpointDataBytes(c, o), params));
 }
 
 }  // namespace
@@ -226,8 +208,11 @@ ValueRecipe RecipeFor(const std::string& name, const std::vector<int64_t>& shape
 
 uint64_t CheckpointDataBytes(const Config& config, const RandomCheckpointOptions& options) {
   uint64_t n = 0;
-  for (const auto& w : SpecToWrite(config, options)) n += static_cast<uint64_t>(w.num_elements());
-  return n * tensor::DTypeSize(options.dtype);
+  for (const auto& w : SpecToWrite(config, options)) {
+    n += options.ct_w4a16 && CtW4A16Packs(w) ? CtW4A16Bytes(w)
+                                              : static_cast<uint64_t>(w.num_elements()) * tensor::DTypeSize(options.dtype);
+  }
+  return n;
 }
 
 Status WriteRandomCheckpoint(const std::string& out_dir, const Config& config, const RandomCheckpointOptions& o) {
@@ -244,8 +229,16 @@ Status WriteRandomCheckpoint(const std::string& out_dir, const Config& config, c
   GEMMAD_RETURN_IF_ERROR(MakeDirs(out_dir));
   GEMMAD_RETURN_IF_ERROR(RemoveOldCheckpointFiles(out_dir));
   ConfigLayout layout = o.multimodal ? ConfigLayout::kMultimodal : ConfigLayout::kTextOnly;
-  GEMMAD_RETURN_IF_ERROR(WriteStringToFile(JoinPath(out_dir, "config.json"),
-                                           ConfigToJson(config, layout, TorchDtype(o.dtype))));
+  std::string config_json = ConfigToJson(config, layout, TorchDtype(o.dtype));
+  if (o.ct_w4a16) {
+    std::vector<std::string> dense;
+    const std::string prefix(o.multimodal ? kMultimodalPrefix : kTextOnlyPrefix);
+    for (const WeightSpec& w : SpecToWrite(config, o)) {
+      if (IsTextLinear(w) && !CtW4A16Packs(w)) dense.push_back(prefix + w.name.substr(0, w.name.size() - 7));
+    }
+    config_json = AddCtW4A16QuantizationConfig(config_json, dense);
+  }
+  GEMMAD_RETURN_IF_ERROR(WriteStringToFile(JoinPath(out_dir, "config.json"), config_json));
   GEMMAD_RETURN_IF_ERROR(WriteStringToFile(JoinPath(out_dir, "generation_config.json"),
                                            GenerationConfigToJson(config, o.generation)));
   if (!o.tokenizer_dir.empty()) {

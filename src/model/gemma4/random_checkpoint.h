@@ -30,6 +30,8 @@ struct RandomCheckpointOptions {
   bool unused_kv_tensors = false; // also write KV-shared layers' unused k/v/k_norm
   bool show_progress = false;     // byte progress bar on stderr
   std::string tokenizer_dir;      // if set, copy tokenizer.json and tokenizer_config.json from it
+  bool ct_w4a16 = false;          // the text Linears as compressed-tensors int4 groups of 32
+                                  // (model/gemma4/random_ct_tensors.h), the rest in `dtype`
   GenerationDefaults generation;
 };
 

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Compressed-tensors checkpoints of the committed reference models, written by the
+compressed-tensors library itself, with transformers' logits of them.
+
+Run with the dev environment (scripts/setup.sh --dev: torch, transformers, compressed-tensors; never in CI):
+    .venv/bin/python scripts/golden/make_ct_goldens.py [--out tests/golden]
+
+Route (spec quantized-checkpoints.md §4.2, the path llm-compressor takes when it saves, with
+compressed-tensors alone): load the bf16 twin of a reference checkpoint (tests/golden/gemma4/<m>),
+apply_quantization_config(), set each weight's scales from a min-max of its own values with the
+library's calculate_qparams(), compress_model() with format pack-quantized, save_pretrained() and
+update_config(). Models:
+  t1_w4a16  Gemma 4 E-like (PLE, KV sharing): int4 symmetric group 32 on every Linear, as Google's
+            *-qat-w4a16-ct files; lm_head and the per_layer_projection (K = 8, shorter than a
+            group) ignored by an anchored regex.
+  t2_w4a16  the MoE/k_eq_v model: int4 symmetric per channel (one scale per output row); router
+            ignored. Its MLP rows (K = 48) are not a multiple of 32.
+For each, transformers loads the written directory (dtype bfloat16: the library decompresses to
+bf16(q * s), spec §1.8), the model is cast to float32 and run on the goldens' prompts without a
+cache; <m>.logits.{json,bin} keep the prefill logits and the decompressed bf16 weights of a few
+modules (weights.<module>), so the C++ reference dequantizer is checked bit for bit.
+"""
+import argparse
+import json
+import os
+import platform
+import shutil
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_manifest import update_manifest  # noqa: E402
+
+MODELS = {
+    "t1_w4a16": ("gemma4/t1", {"num_bits": 4, "type": "int", "symmetric": True, "strategy": "group", "group_size": 32},
+                 ["lm_head", "re:.*per_layer_projection$"],
+                 ["model.layers.0.self_attn.q_proj", "model.layers.2.mlp.down_proj",
+                  "model.per_layer_model_projection"]),
+    "t2_w4a16": ("gemma4/t2", {"num_bits": 4, "type": "int", "symmetric": True, "strategy": "channel"},
+                 ["lm_head", "re:.*router.*"],
+                 ["model.layers.0.self_attn.q_proj", "model.layers.0.mlp.down_proj"]),
+}
+
+
+def golden_prompts(ckpt_dir):
+    with open(os.path.join(ckpt_dir, "golden_f32.json"), encoding="utf-8") as f:
+        return json.load(f)["prompts"]
+
+
+def write_checkpoint(src, weights_args, ignore, out_dir):
+    import torch
+    import transformers
+    from compressed_tensors.compressors import ModelCompressor
+    from compressed_tensors.quantization import (QuantizationArgs, QuantizationConfig, QuantizationScheme,
+                                                 QuantizationStatus, apply_quantization_config)
+    from compressed_tensors.quantization.utils.helpers import calculate_qparams
+
+    model = transformers.AutoModelForCausalLM.from_pretrained(src, dtype=torch.bfloat16)
+    args = QuantizationArgs(**weights_args)
+    config = QuantizationConfig(config_groups={"group_0": QuantizationScheme(targets=["Linear"], weights=args)},
+                                ignore=ignore)
+    apply_quantization_config(model, config)
+    for _, m in model.named_modules():
+        scheme = getattr(m, "quantization_scheme", None)
+        if scheme is None or scheme.weights is None:
+            continue
+        w = m.weight.data
+        if args.strategy == "group":
+            g = w.reshape(w.shape[0], -1, args.group_size)
+            lo, hi = g.amin(-1), g.amax(-1)
+        else:
+            lo, hi = w.amin(-1, keepdim=True), w.amax(-1, keepdim=True)
+        scale, zero_point = calculate_qparams(lo, hi, args)
+        m.weight_scale.data.copy_(scale.to(m.weight_scale.dtype))
+        if hasattr(m, "weight_zero_point"):
+            m.weight_zero_point.data.copy_(zero_point)
+        m.quantization_status = QuantizationStatus.FROZEN
+    compressor = ModelCompressor.from_pretrained_model(model, quantization_format="pack-quantized")
+    compressor.compress_model(model)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    model.save_pretrained(out_dir)
+    compressor.update_config(out_dir)
+    if os.path.exists(os.path.join(src, "generation_config.json")):
+        shutil.copy(os.path.join(src, "generation_config.json"), out_dir)
+
+
+def reference(out_dir, prompts, weight_modules, out_stem):
+    import torch
+    import transformers
+    from golden_io import GoldenWriter
+
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    model = transformers.AutoModelForCausalLM.from_pretrained(out_dir, dtype=torch.bfloat16,
+                                                              attn_implementation="eager")
+    if hasattr(model, "set_experts_implementation"):
+        try:
+            model.set_experts_implementation("eager")
+        except (ValueError, AttributeError):
+            pass
+    model.eval()
+    with torch.no_grad():
+        model(input_ids=torch.tensor([[2]]), use_cache=False)  # the library decompresses on the first forward
+    modules = dict(model.named_modules())
+    writer = GoldenWriter()
+    for name in weight_modules:
+        w = modules[name].weight.data
+        assert w.dtype == torch.bfloat16, (name, w.dtype)
+        writer.add("weights." + name, w.clone())
+    # A fresh float32 model holding exactly the decompressed weights (transformers refuses .float() on a
+    # quantized model).
+    qparams = (".weight_scale", ".weight_shape", ".weight_zero_point", ".weight_g_idx")
+    state = {k: v.float() for k, v in model.state_dict().items() if not k.endswith(qparams)}
+    config = model.config
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config
+    model = transformers.AutoModelForCausalLM.from_config(config, dtype=torch.float32, attn_implementation="eager")
+    if hasattr(model, "set_experts_implementation"):
+        try:
+            model.set_experts_implementation("eager")
+        except (ValueError, AttributeError):
+            pass
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    missing = [m for m in missing if m != "lm_head.weight"]
+    assert not missing and not unexpected, (missing, unexpected)
+    model.tie_weights()
+    model.eval()
+    meta = []
+    with torch.no_grad():
+        for p in prompts:
+            ids = torch.tensor([p["token_ids"]], dtype=torch.long)
+            logits = model(input_ids=ids, use_cache=False).logits[0].float()
+            writer.add(p["name"] + ".prefill_logits", logits)
+            meta.append({"name": p["name"], "token_ids": p["token_ids"]})
+    import compressed_tensors
+    writer.write(os.path.dirname(out_stem), os.path.basename(out_stem),
+                 {"checkpoint": os.path.basename(out_dir), "prompts": meta, "weights": weight_modules,
+                  "versions": {"torch": torch.__version__, "transformers": transformers.__version__,
+                               "compressed_tensors": compressed_tensors.__version__}})
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "..", "tests", "golden"))
+    args = ap.parse_args()
+    out_root = os.path.join(args.out, "ct")
+    os.makedirs(out_root, exist_ok=True)
+    for name, (ckpt, weights_args, ignore, weight_modules) in MODELS.items():
+        src = os.path.join(args.out, ckpt)
+        out_dir = os.path.join(out_root, name)
+        write_checkpoint(src, weights_args, ignore, out_dir)
+        reference(out_dir, golden_prompts(src), weight_modules, os.path.join(out_root, name + ".logits"))
+        print(f"wrote {out_dir}")
+    import compressed_tensors
+    import torch
+    import transformers
+    update_manifest(args.out, "ct", {
+        "generator": "scripts/golden/make_ct_goldens.py",
+        "versions": {"python": platform.python_version(), "torch": torch.__version__,
+                     "transformers": transformers.__version__, "compressed_tensors": compressed_tensors.__version__},
+        "models": {name: {"checkpoint": ckpt, "weights": w, "ignore": ig} for name, (ckpt, w, ig, _) in MODELS.items()},
+    })
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,365 @@
+// CtSource (see ct_source.h).
+#include "model/ct_source.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "base/log.h"
+#include "io/huge_page_buffer.h"
+#include "model/ct_config.h"
+#include "tensor/ct_pack.h"
+#include "tensor/half.h"
+#include "tensor/quant_blocks.h"
+
+namespace gemmad::model {
+namespace {
+
+using tensor::DType;
+using tensor::TensorView;
+
+constexpr std::string_view kPacked = ".weight_packed", kScale = ".weight_scale", kShape = ".weight_shape",
+                           kZeroPoint = ".weight_zero_point", kGIdx = ".weight_g_idx";
+
+bool EndsWithAny(std::string_view name, std::initializer_list<std::string_view> suffixes) {
+  return std::any_of(suffixes.begin(), suffixes.end(), [&](std::string_view s) { return name.ends_with(s); });
+}
+
+// How one quantized module is presented.
+enum class Out { kQ4_0, kBf16, kF32 };
+
+struct Module {
+  std::string name;  // checkpoint module name (no suffix)
+  const CtScheme* scheme = nullptr;
+  int64_t rows = 0, cols = 0, groups = 0;  // N, K, scale columns
+  int bits = 0;
+  TensorView packed, scale, zero_point;    // zero_point.data == nullptr when symmetric
+  Out out = Out::kBf16;
+  size_t offset = 0, bytes = 0;            // in the arena
+  std::string origin;
+};
+
+float ScaleAt(const TensorView& s, int64_t i) {
+  switch (s.dtype) {
+    case DType::kBF16: return tensor::Bf16ToFloat(s.As<const uint16_t>()[i]);
+    case DType::kF16: return tensor::F16ToFloat(s.As<const uint16_t>()[i]);
+    default: return s.As<const float>()[i];
+  }
+}
+
+class CtSource final : public WeightSource {
+ public:
+  static Result<std::unique_ptr<WeightSource>> Open(std::unique_ptr<WeightSource> base, const std::string& qc,
+                                                    const CtSourceOptions& options) {
+    std::unique_ptr<CtSource> s(new CtSource(std::move(base)));
+    auto parsed = ParseCtConfig(qc);
+    if (!parsed.ok()) return parsed.status().WithPrefix(s->base_->config_label());
+    s->config_ = std::move(parsed).value();
+    GEMMAD_RETURN_IF_ERROR(s->Plan(options));
+    GEMMAD_RETURN_IF_ERROR(s->Fill());
+    return std::unique_ptr<WeightSource>(std::move(s));
+  }
+
+  const std::string& label() const override { return base_->label(); }
+  const std::string& config_label() const override { return base_->config_label(); }
+  const std::string& config_json() const override { return base_->config_json(); }
+  const GenerationConfig& generation_config() const override { return base_->generation_config(); }
+  const std::vector<std::string>& tensor_names() const override { return names_; }
+  const WeightInfo* Info(std::string_view name) const override {
+    auto it = info_.find(name);
+    if (it != info_.end()) return &it->second;
+    return hidden_.contains(name) ? nullptr : base_->Info(name);
+  }
+  Result<TensorView> View(std::string_view name) const override {
+    auto it = views_.find(name);
+    if (it != views_.end()) return it->second;
+    if (hidden_.contains(name)) return NotFoundError(fmt::format("{}: no tensor '{}'", label(), name));
+    return base_->View(name);
+  }
+  std::vector<std::string> files() const override { return base_->files(); }
+  const TokenizerHints& tokenizer_hints() const override { return base_->tokenizer_hints(); }
+
+ private:
+  explicit CtSource(std::unique_ptr<WeightSource> base) : base_(std::move(base)) {}
+
+  Status Error(const std::string& module, const std::string& what) const {
+    return DataLossError(fmt::format("{}: module '{}': {}", base_->config_label(), module, what));
+  }
+
+  Result<TensorView> Tensor(const std::string& name, std::initializer_list<DType> dtypes, const std::string& module) const {
+    const WeightInfo* info = base_->Info(name);
+    if (info == nullptr) return Error(module, fmt::format("tensor '{}' is missing", name));
+    if (!info->dtype || std::find(dtypes.begin(), dtypes.end(), *info->dtype) == dtypes.end()) {
+      return Error(module, fmt::format("tensor '{}' has dtype {}", name, info->dtype_name));
+    }
+    return base_->View(name);
+  }
+
+  Status PlanModule(const std::string& name, const CtSourceOptions& options) {
+    Module m;
+    m.name = name;
+    m.scheme = config_.SchemeFor(name, CtKindOf(name));
+    if (m.scheme == nullptr || !m.scheme->weights) {
+      return Error(name, "has packed weights but the quantization_config gives it no weight scheme");
+    }
+    const CtArgs& w = *m.scheme->weights;
+    const std::string scheme = fmt::format("scheme {} ({})", m.scheme->name, w.ToString());
+    if (m.scheme->format != "pack-quantized") {
+      return Error(name, fmt::format("{} has format \"{}\" but the tensors are pack-quantized", scheme, m.scheme->format));
+    }
+    if (w.is_float || w.dynamic) return Error(name, scheme + ": packed weights must be static integers");
+    if (w.strategy != CtStrategy::kTensor && w.strategy != CtStrategy::kChannel && w.strategy != CtStrategy::kGroup) {
+      return Error(name, scheme + ": only tensor, channel and group weight strategies are supported");
+    }
+    if (w.actorder == "group" || w.actorder == "dynamic" || base_->Info(name + std::string(kGIdx)) != nullptr) {
+      return Error(name, scheme + ": activation ordering (weight_g_idx) is not supported, as in vLLM");
+    }
+    if (m.scheme->input_activations || m.scheme->output_activations) {
+      return Error(name, fmt::format("{}: quantized activations ({}) are not supported yet; gemmad runs weight-only "
+                                     "(W*A16) compressed-tensors schemes",
+                                     scheme,
+                                     m.scheme->input_activations ? m.scheme->input_activations->ToString()
+                                                                 : m.scheme->output_activations->ToString()));
+    }
+    GEMMAD_ASSIGN_OR_RETURN(TensorView shape, Tensor(name + std::string(kShape), {DType::kI64, DType::kI32}, name));
+    if (shape.NumElements() != 2) return Error(name, "weight_shape does not hold two sizes");
+    m.rows = shape.dtype == DType::kI64 ? shape.As<const int64_t>()[0] : shape.As<const int32_t>()[0];
+    m.cols = shape.dtype == DType::kI64 ? shape.As<const int64_t>()[1] : shape.As<const int32_t>()[1];
+    if (m.rows <= 0 || m.cols <= 0 || m.rows > (int64_t{1} << 31) || m.cols > (int64_t{1} << 31)) {
+      return Error(name, fmt::format("weight_shape [{}, {}] is not a matrix shape", m.rows, m.cols));
+    }
+    m.bits = w.num_bits;
+    GEMMAD_ASSIGN_OR_RETURN(m.packed, Tensor(name + std::string(kPacked), {DType::kI32}, name));
+    const int64_t words = tensor::CtPackedWords(m.cols, m.bits);
+    if (!(m.packed.shape == tensor::Shape{m.rows, words})) {
+      return Error(name, fmt::format("weight_packed is {} but int{} rows of {} take [{}, {}]", m.packed.shape.ToString(),
+                                     m.bits, m.cols, m.rows, words));
+    }
+    m.groups = w.strategy == CtStrategy::kGroup ? (m.cols + w.group_size - 1) / w.group_size : 1;
+    GEMMAD_ASSIGN_OR_RETURN(m.scale, Tensor(name + std::string(kScale), {DType::kBF16, DType::kF16, DType::kF32}, name));
+    const bool per_tensor = w.strategy == CtStrategy::kTensor;
+    if (per_tensor ? m.scale.NumElements() != 1 : !(m.scale.shape == tensor::Shape{m.rows, m.groups})) {
+      return Error(name, fmt::format("weight_scale is {}; {} over [{}, {}] needs {}", m.scale.shape.ToString(), w.ToString(),
+                                     m.rows, m.cols, per_tensor ? std::string("[1]") : fmt::format("[{}, {}]", m.rows, m.groups)));
+    }
+    if (!w.symmetric) {
+      GEMMAD_ASSIGN_OR_RETURN(m.zero_point, Tensor(name + std::string(kZeroPoint), {DType::kI32, DType::kI8}, name));
+      const int64_t zp_rows = per_tensor ? 1 : m.rows;
+      const bool ok = m.zero_point.dtype == DType::kI8
+                          ? m.zero_point.NumElements() == zp_rows * m.groups
+                          : m.zero_point.shape == tensor::Shape{tensor::CtPackedWords(zp_rows, m.bits), m.groups} ||
+                                (per_tensor && m.zero_point.NumElements() == 1);
+      if (!ok) return Error(name, fmt::format("weight_zero_point is {}", m.zero_point.shape.ToString()));
+    } else if (base_->Info(name + std::string(kZeroPoint)) != nullptr) {
+      return Error(name, scheme + " is symmetric but the checkpoint has a weight_zero_point");
+    }
+    m.origin = base_->Info(name + std::string(kPacked))->origin;
+    m.out = m.scale.dtype == DType::kBF16 ? Out::kBf16 : Out::kF32;
+    if (!options.dequantize_all && Q4Native(m)) m.out = Out::kQ4_0;
+    m.bytes = m.out == Out::kQ4_0 ? tensor::RowBytes(DType::kQ4_0, m.cols) * static_cast<size_t>(m.rows)
+                                  : static_cast<size_t>(m.rows * m.cols) * (m.out == Out::kBf16 ? 2 : 4);
+    m.offset = arena_bytes_;
+    arena_bytes_ += (m.bytes + 63) / 64 * 64;
+    modules_.push_back(std::move(m));
+    return OkStatus();
+  }
+
+  // int4 symmetric, every 32-block inside one scale group, every scale exact in f16.
+  static bool Q4Native(const Module& m) {
+    const CtArgs& w = *m.scheme->weights;
+    if (m.bits != 4 || !w.symmetric || m.cols % tensor::kQuantBlock != 0) return false;
+    if (w.strategy == CtStrategy::kGroup && w.group_size % tensor::kQuantBlock != 0) return false;
+    for (int64_t i = 0; i < m.scale.NumElements(); ++i) {
+      const float s = ScaleAt(m.scale, i);
+      if (tensor::F16ToFloat(tensor::FloatToF16(s)) != s) return false;
+    }
+    return true;
+  }
+
+  Status Plan(const CtSourceOptions& options) {
+    if (!config_.compressed()) {
+      GEMMAD_LOG_INFO("{}: compressed-tensors quantization_status \"{}\": the weights are stored unpacked",
+                      base_->config_label(), config_.quantization_status);
+    }
+    for (const std::string& n : base_->tensor_names()) {
+      if (n.ends_with(kPacked)) {
+        GEMMAD_RETURN_IF_ERROR(PlanModule(n.substr(0, n.size() - kPacked.size()), options));
+        continue;
+      }
+      const WeightInfo* info = base_->Info(n);
+      if (n.ends_with(".weight") && info != nullptr && (info->dtype_name == "F8_E4M3" || info->dtype_name == "F8_E5M2" ||
+                                                       info->dtype == DType::kI8)) {
+        const std::string module = n.substr(0, n.size() - 7);
+        const CtScheme* s = config_.SchemeFor(module, CtKindOf(module));
+        return Error(module, fmt::format("{} weights ({}) are not supported yet; gemmad runs pack-quantized weight-only "
+                                         "(W*A16) compressed-tensors checkpoints",
+                                         info->dtype_name, s && s->weights ? s->weights->ToString() : "no scheme"));
+      }
+    }
+    std::set<std::string, std::less<>> names;
+    for (const std::string& n : base_->tensor_names()) {
+      if (EndsWithAny(n, {kPacked, kScale, kShape, kZeroPoint, kGIdx})) {
+        const std::string module = n.substr(0, n.rfind('.'));
+        if (std::none_of(modules_.begin(), modules_.end(), [&](const Module& m) { return m.name == module; })) {
+          return Error(module, fmt::format("tensor '{}' without a weight_packed", n));
+        }
+        hidden_.insert(n);
+        continue;
+      }
+      names.insert(n);
+    }
+    for (const Module& m : modules_) {
+      const std::string w = m.name + ".weight";
+      if (names.contains(w)) return Error(m.name, "has both a weight and a weight_packed");
+      names.insert(w);
+    }
+    names_.assign(names.begin(), names.end());
+    return OkStatus();
+  }
+
+  Status Fill() {
+    GEMMAD_ASSIGN_OR_RETURN(arena_, io::HugePageBuffer::Allocate(arena_bytes_));
+    size_t native = 0, dequantized = 0;
+    for (const Module& m : modules_) {
+      uint8_t* dst = arena_.data() + m.offset;
+      if (m.out == Out::kQ4_0) {
+        FillQ4(m, dst);
+        ++native;
+      } else {
+        Dequantize(m, dst);
+        ++dequantized;
+      }
+      TensorView v;
+      v.data = dst;
+      v.dtype = m.out == Out::kQ4_0 ? DType::kQ4_0 : m.out == Out::kBf16 ? DType::kBF16 : DType::kF32;
+      v.shape = tensor::Shape{m.rows, m.cols};
+      WeightInfo info;
+      info.shape = {m.rows, m.cols};
+      info.dtype = v.dtype;
+      info.dtype_name = std::string(tensor::DTypeName(v.dtype));
+      info.size_bytes = m.bytes;
+      info.origin = m.origin;
+      views_.emplace(m.name + ".weight", v);
+      info_.emplace(m.name + ".weight", std::move(info));
+    }
+    GEMMAD_LOG_INFO("compressed-tensors checkpoint: {} modules read in place as int4 blocks of 32, {} dequantized to "
+                    "their reference weights at load ({:.1f} MiB)",
+                    native, dequantized, static_cast<double>(arena_bytes_) / (1 << 20));
+    return OkStatus();
+  }
+
+  // Scale of element (r, k).
+  float ScaleOf(const Module& m, int64_t r, int64_t k) const {
+    const CtArgs& w = *m.scheme->weights;
+    if (w.strategy == CtStrategy::kTensor) return ScaleAt(m.scale, 0);
+    const int64_t g = w.strategy == CtStrategy::kGroup ? k / w.group_size : 0;
+    return ScaleAt(m.scale, r * m.groups + g);
+  }
+  // Zero points as [rows (1 per tensor), groups] integers; empty when symmetric.
+  std::vector<int32_t> ZeroPoints(const Module& m) const {
+    if (m.zero_point.data == nullptr) return {};
+    const int64_t rows = m.scheme->weights->strategy == CtStrategy::kTensor ? 1 : m.rows;
+    std::vector<int32_t> out(static_cast<size_t>(rows * m.groups));
+    if (m.zero_point.dtype == DType::kI8) {
+      for (size_t i = 0; i < out.size(); ++i) out[i] = m.zero_point.As<const int8_t>()[i];
+      return out;
+    }
+    // Packed along the rows: column g of the [ceil(rows*b/32), G] words is one bit stream over rows.
+    const int64_t packed_rows = m.zero_point.NumElements() / m.groups;
+    std::vector<int32_t> column(static_cast<size_t>(packed_rows));
+    for (int64_t g = 0; g < m.groups; ++g) {
+      for (int64_t i = 0; i < packed_rows; ++i) column[static_cast<size_t>(i)] = m.zero_point.As<const int32_t>()[i * m.groups + g];
+      for (int64_t r = 0; r < rows; ++r) out[static_cast<size_t>(r * m.groups + g)] = tensor::CtUnpack(column.data(), r, m.bits);
+    }
+    return out;
+  }
+
+  void Dequantize(const Module& m, uint8_t* dst) const {
+    const auto* packed = m.packed.As<const int32_t>();
+    const int64_t words = m.packed.shape[1];
+    const std::vector<int32_t> zp = ZeroPoints(m);
+    const CtArgs& w = *m.scheme->weights;
+    for (int64_t r = 0; r < m.rows; ++r) {
+      const int32_t* row = packed + r * words;
+      for (int64_t k = 0; k < m.cols; ++k) {
+        const int64_t g = w.strategy == CtStrategy::kGroup ? k / w.group_size : 0;
+        const int32_t z = zp.empty() ? 0 : zp[static_cast<size_t>((w.strategy == CtStrategy::kTensor ? 0 : r) * m.groups + g)];
+        const float v = static_cast<float>(tensor::CtUnpack(row, k, m.bits) - z) * ScaleOf(m, r, k);
+        const size_t i = static_cast<size_t>(r * m.cols + k);
+        if (m.out == Out::kBf16) {
+          reinterpret_cast<uint16_t*>(dst)[i] = tensor::FloatToBf16(v);  // the library multiplies in bf16
+        } else if (m.scale.dtype == DType::kF16) {
+          reinterpret_cast<float*>(dst)[i] = tensor::F16ToFloat(tensor::FloatToF16(v));
+        } else {
+          reinterpret_cast<float*>(dst)[i] = v;
+        }
+      }
+    }
+  }
+
+  // kQ4_0: rows in pairs (block b of rows 2p, 2p+1 = {d[2]; qs[2][16]}), a lone last row as plain
+  // blocks; nibble j of a block holds element j (low) and j + 16 (high), each u = q + 8.
+  void FillQ4(const Module& m, uint8_t* dst) const {
+    const int64_t nb = m.cols / tensor::kQuantBlock, words = m.packed.shape[1];
+    const auto* packed = m.packed.As<const int32_t>();
+    for (int64_t r = 0; r < m.rows; ++r) {
+      const int32_t* row = packed + r * words;
+      for (int64_t b = 0; b < nb; ++b) {
+        uint16_t* d;
+        uint8_t* qs;
+        if (m.rows % 2 == 1 && r == m.rows - 1) {
+          auto* blk = reinterpret_cast<tensor::BlockQ4_0*>(dst) + (r * nb + b);
+          d = &blk->d;
+          qs = blk->qs;
+        } else {
+          auto* blk = reinterpret_cast<tensor::BlockQ4_0x2*>(dst) + ((r / 2) * nb + b);
+          d = &blk->d[r % 2];
+          qs = blk->qs[r % 2];
+        }
+        *d = tensor::FloatToF16(ScaleOf(m, r, b * tensor::kQuantBlock));
+        for (int64_t j = 0; j < 16; ++j) {
+          const int64_t k = b * tensor::kQuantBlock + j;
+          qs[j] = static_cast<uint8_t>(tensor::CtUnpackU(row, k, 4) | (tensor::CtUnpackU(row, k + 16, 4) << 4));
+        }
+      }
+    }
+  }
+
+  std::unique_ptr<WeightSource> base_;
+  CtConfig config_;
+  std::vector<Module> modules_;
+  size_t arena_bytes_ = 0;
+  io::HugePageBuffer arena_;
+  std::vector<std::string> names_;
+  std::set<std::string, std::less<>> hidden_;
+  std::map<std::string, TensorView, std::less<>> views_;
+  std::map<std::string, WeightInfo, std::less<>> info_;
+};
+
+}  // namespace
+
+Result<std::optional<std::string>> FindQuantizationConfig(const std::string& config_json, const std::string& label) {
+  auto j = nlohmann::ordered_json::parse(config_json, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return DataLossError(label + ": not a JSON object");
+  auto it = j.find("quantization_config");
+  if (it == j.end() || it->is_null()) return std::optional<std::string>();
+  if (!it->is_object()) return DataLossError(label + ": quantization_config is not an object");
+  return std::optional<std::string>(it->dump());
+}
+
+std::string QuantizationMethodOf(const std::string& qc) {
+  auto j = nlohmann::json::parse(qc, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("quant_method") || !j["quant_method"].is_string()) return "";
+  return j["quant_method"].get<std::string>();
+}
+
+Result<std::unique_ptr<WeightSource>> OpenCtSource(std::unique_ptr<WeightSource> base, const std::string& qc,
+                                                   const CtSourceOptions& options) {
+  return CtSource::Open(std::move(base), qc, options);
+}
+
+}  // namespace gemmad::model

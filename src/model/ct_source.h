@@ -1,0 +1,44 @@
+// CtSource: the WeightSource of a compressed-tensors checkpoint (spec quantized-checkpoints.md):
+// a Hugging Face safetensors directory whose config.json carries a `quantization_config` with
+// quant_method "compressed-tensors". It wraps the directory's own source and presents every
+// quantized module `X` under the name `X.weight`, shape [N, K], as the kernels read it:
+// - int4 symmetric weight-only (Google's *-qat-w4a16-ct: group 32; any group size that is a
+//   multiple of 32, or per channel / per tensor) with K a multiple of 32 and every scale exact
+//   in f16: gemmad's kQ4_0 (tensor/quant_blocks.h), the same integers and scales moved into
+//   Q4_0 blocks (u = q + 8 is the Q4_0 nibble); the --quantization int4 kernels then read the
+//   checkpoint's own 4.5 bits per weight. They compute w = q·s exactly in fp32 where the
+//   reference rounds q·s to bf16, and meet int8-quantized activations (the int4 kernels' recipe).
+// - every other weight-only integer layout (2..8 bits, asymmetric zero points, groups that do not
+//   tile 32, rows not a multiple of 32, scales outside f16): dequantized at open into the scale's
+//   dtype exactly as the library does, bf16((q - zp)·s) for bf16 scales: the reference weights.
+// The packed tensors themselves (weight_packed, weight_scale, weight_shape, weight_zero_point)
+// are not listed. Schemes gemmad cannot run yet (FP8 or int8 activations, FP8 weights, block and
+// microscale formats, activation ordering) are one-line load errors naming the module.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "base/result.h"
+#include "model/weight_source.h"
+
+namespace gemmad::model {
+
+struct CtSourceOptions {
+  bool dequantize_all = false;  // every quantized module to the reference weights (no kQ4_0)
+};
+
+// The `quantization_config` object of config.json as JSON text, nullopt when there is none.
+// DataLoss when config.json is not JSON.
+Result<std::optional<std::string>> FindQuantizationConfig(const std::string& config_json, const std::string& label);
+
+// The quant_method of a quantization_config object ("" when absent or not a string).
+std::string QuantizationMethodOf(const std::string& quantization_config_json);
+
+// Wraps `base` (whose config.json holds `quantization_config_json`, a compressed-tensors config).
+Result<std::unique_ptr<WeightSource>> OpenCtSource(std::unique_ptr<WeightSource> base,
+                                                   const std::string& quantization_config_json,
+                                                   const CtSourceOptions& options = {});
+
+}  // namespace gemmad::model

@@ -1,0 +1,120 @@
+// The compressed-tensors W4A16 layout of random checkpoints (see random_ct_tensors.h).
+#include "model/gemma4/random_ct_tensors.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "model/gemma4/random_values.h"
+#include "tensor/ct_pack.h"
+#include "tensor/half.h"
+
+namespace gemmad::model::gemma4 {
+namespace {
+
+constexpr int64_t kGroup = 32;
+
+bool EndsWith(std::string_view s, std::string_view suffix) { return s.ends_with(suffix); }
+
+// Quantizes row after row of the tensor's values and writes what `emit` picks of each.
+template <typename Emit>
+io::TensorFill RowFill(const WeightSpec& w, uint64_t seed, Emit emit) {
+  return [name = w.name, shape = w.shape, seed, emit](io::ByteSink& sink) -> Status {
+    RandomValueStream values(name, shape, seed);
+    const int64_t rows = shape[0], k = shape[1];
+    std::vector<float> x(static_cast<size_t>(k));
+    std::vector<int8_t> q(static_cast<size_t>(k));
+    std::vector<uint16_t> s(static_cast<size_t>(k / kGroup));
+    std::string buf;
+    for (int64_t r = 0; r < rows; ++r) {
+      values.Next(k, x.data());
+      for (int64_t g = 0; g < k / kGroup; ++g) {
+        float amax = 0.0f;
+        for (int64_t j = 0; j < kGroup; ++j) {
+          float& v = x[static_cast<size_t>(g * kGroup + j)];
+          v = tensor::RoundToBf16(v);  // the dense checkpoint's bf16 value
+          amax = std::max(amax, std::abs(v));
+        }
+        const float scale = tensor::RoundToBf16(amax > 0.0f ? amax / 7.5f : 0x1.0p-7f);
+        s[static_cast<size_t>(g)] = tensor::FloatToBf16(scale);
+        for (int64_t j = 0; j < kGroup; ++j) {
+          const float v = std::nearbyint(x[static_cast<size_t>(g * kGroup + j)] / scale);
+          q[static_cast<size_t>(g * kGroup + j)] = static_cast<int8_t>(std::clamp(v, -8.0f, 7.0f));
+        }
+      }
+      emit(q, s, &buf);
+      if (buf.size() >= (size_t{1} << 20) || r + 1 == rows) {
+        GEMMAD_RETURN_IF_ERROR(sink.Write(buf));
+        buf.clear();
+      }
+    }
+    return OkStatus();
+  };
+}
+
+}  // namespace
+
+bool CtW4A16Packs(const WeightSpec& w) { return IsTextLinear(w) && w.shape[1] % kGroup == 0; }
+
+bool IsTextLinear(const WeightSpec& w) {
+  if (w.shape.size() != 2 || w.top_level) return false;
+  if (w.name.find("tower.") != std::string::npos || w.name.find("embed_") != std::string::npos) return false;
+  for (const char* m : {"q_proj.weight", "k_proj.weight", "v_proj.weight", "o_proj.weight", "gate_proj.weight",
+                        "up_proj.weight", "down_proj.weight", "per_layer_input_gate.weight", "per_layer_projection.weight",
+                        "per_layer_model_projection.weight"}) {
+    if (EndsWith(w.name, m)) return true;
+  }
+  return false;
+}
+
+std::vector<io::TensorToWrite> CtW4A16Tensors(const std::string& full, const WeightSpec& w, uint64_t seed) {
+  const std::string module = full.substr(0, full.size() - std::string_view(".weight").size());
+  const int64_t rows = w.shape[0], k = w.shape[1];
+  std::vector<io::TensorToWrite> out;
+  out.push_back({module + ".weight_packed", "I32", {rows, tensor::CtPackedWords(k, 4)},
+                 RowFill(w, seed, [](const std::vector<int8_t>& q, const std::vector<uint16_t>&, std::string* buf) {
+                   std::vector<int32_t> words(static_cast<size_t>(tensor::CtPackedWords(static_cast<int64_t>(q.size()), 4)));
+                   tensor::CtPackRow(q.data(), static_cast<int64_t>(q.size()), 4, words.data());
+                   buf->append(reinterpret_cast<const char*>(words.data()), words.size() * 4);
+                 })});
+  out.push_back({module + ".weight_scale", "BF16", {rows, k / kGroup},
+                 RowFill(w, seed, [](const std::vector<int8_t>&, const std::vector<uint16_t>& s, std::string* buf) {
+                   buf->append(reinterpret_cast<const char*>(s.data()), s.size() * 2);
+                 })});
+  out.push_back({module + ".weight_shape", "I64", {2}, [rows, k](io::ByteSink& sink) -> Status {
+                   const int64_t shape[2] = {rows, k};
+                   return sink.Write(std::string_view(reinterpret_cast<const char*>(shape), sizeof(shape)));
+                 }});
+  return out;
+}
+
+uint64_t CtW4A16Bytes(const WeightSpec& w) {
+  const auto rows = static_cast<uint64_t>(w.shape[0]), k = static_cast<uint64_t>(w.shape[1]);
+  return rows * k / 2 + rows * (k / kGroup) * 2 + 16;
+}
+
+std::string AddCtW4A16QuantizationConfig(const std::string& config_json, const std::vector<std::string>& dense_linears) {
+  auto j = nlohmann::ordered_json::parse(config_json);
+  nlohmann::ordered_json weights = {{"num_bits", 4},        {"type", "int"},     {"symmetric", true},
+                                    {"strategy", "group"}, {"group_size", 32}, {"dynamic", false},
+                                    {"actorder", nullptr}, {"observer", "minmax"}};
+  j["quantization_config"] = {
+      {"config_groups",
+       {{"group_0",
+         {{"targets", {"Linear"}}, {"weights", weights}, {"input_activations", nullptr}, {"output_activations", nullptr},
+          {"format", "pack-quantized"}}}}},
+      {"format", "pack-quantized"},
+      {"ignore", {"lm_head", "re:.*router.*", "re:.*vision_tower.*", "re:.*audio_tower.*", "re:.*embed_vision.*",
+                  "re:.*embed_audio.*"}},
+      {"kv_cache_scheme", nullptr},
+      {"quant_method", "compressed-tensors"},
+      {"quantization_status", "compressed"},
+      {"sparsity_config", nlohmann::ordered_json::object()},
+      {"transform_config", nlohmann::ordered_json::object()},
+      {"version", "0.20.1"}};
+  for (const std::string& m : dense_linears) j["quantization_config"]["ignore"].push_back(m);
+  return j.dump(2) + "\n";
+}
+
+}  // namespace gemmad::model::gemma4

@@ -1,0 +1,170 @@
+"""compressed-tensors checkpoints through `gemmad serve`, as the seeds' w4a16 variants run them.
+
+The seeds' YAML recipes name a `w4a16` variant (google/gemma-4-*-it-qat-w4a16-ct): `vllm serve MODEL_ID` with
+the recipe's base args, its default features' args (tool calling, reasoning) and the variant's extra args. Here
+that command runs verbatim (vllm -> gemmad) over a fake HF cache holding, under those repo ids, the e2e model
+written by `gemmad make-test-model --weight-format w4a16`: int4 symmetric groups of 32 packed as Google's QAT
+files are (weight_packed / weight_scale / weight_shape, a quantization_config in config.json), and answers the
+openai client. Around it: vLLM's --quantization rules, and malformed quantization configs and tensors as one-line
+load errors naming the file and the module. (Numerics against transformers: tests/model/ct_golden_test.cc.)"""
+import glob
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+import yaml
+
+import gemmad_e2e as e2e
+
+W4A16_REPOS = ["google/gemma-4-E2B-it-qat-w4a16-ct", "google/gemma-4-E4B-it-qat-w4a16-ct",
+               "google/gemma-4-31B-it-qat-w4a16-ct"]
+DEFAULT_FEATURES = ("tool_calling", "reasoning")  # the recipes' defaults (seed 000: `features`)
+
+
+def w4a16_dir():
+    return e2e.generated_model("e2e_w4a16", ["--preset", "e2e", "--weight-format", "w4a16"])
+
+
+def w4a16_home():
+    d = w4a16_dir()
+    return e2e.hf_home_for(d, W4A16_REPOS, "hf_home_w4a16-" + os.path.basename(d).split("-")[-1])
+
+
+def seed_variant_commands(variant):
+    """[(seed file, args after `serve`)] of every YAML recipe with that variant."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(e2e.SHARED_DIR, "seeds", "*.txt"))):
+        try:
+            doc = yaml.safe_load(open(path, encoding="utf-8"))
+        except yaml.YAMLError:
+            continue
+        if not isinstance(doc, dict) or variant not in (doc.get("variants") or {}):
+            continue
+        v = doc["variants"][variant]
+        args = [v["model_id"]] + list(doc["model"].get("base_args") or [])
+        for feature in DEFAULT_FEATURES:
+            args += list((doc.get("features") or {}).get(feature, {}).get("args") or [])
+        args += list(v.get("extra_args") or [])
+        out.append((os.path.basename(path), args))
+    return out
+
+
+def test_the_seeds_w4a16_variant_commands_answer():
+    commands = seed_variant_commands("w4a16")
+    assert commands, "no seed has a w4a16 variant"
+    for seed, args in commands:
+        assert args[0] in W4A16_REPOS, args[0]
+        with e2e.Server(args, env={"HF_HOME": w4a16_home()}, name="ct-seed", startup_timeout=180) as s:
+            log = s.log()
+            assert "compressed-tensors checkpoint:" in log and "read in place as int4 blocks of 32" in log, log
+            client = s.client()
+            assert [m.id for m in client.models.list().data] == [args[0]]
+            r = client.chat.completions.create(model=args[0], messages=[{"role": "user", "content": "Hello!"}],
+                                               max_tokens=12, temperature=0, logprobs=True, top_logprobs=2)
+            c = r.choices[0]
+            assert r.usage.completion_tokens > 0 and c.finish_reason in ("stop", "length"), r
+            assert len(c.logprobs.content) == r.usage.completion_tokens
+            again = client.chat.completions.create(model=args[0], messages=[{"role": "user", "content": "Hello!"}],
+                                                   max_tokens=12, temperature=0)
+            assert again.choices[0].message.content == c.message.content  # greedy is deterministic
+
+
+def test_generate_on_the_packed_file_differs_from_the_dense_one_as_quantization_does():
+    """The packed weights are what runs: the same seed's dense model gives other logprobs, close ones."""
+    dense = e2e.model_dir()
+    packed = w4a16_dir()
+
+    def first_logprob(model):
+        out = subprocess.run([e2e.BIN, "generate", model, "--prompt", "The capital of France is", "--max-tokens", "1",
+                              "--logprobs", "5"], capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        line = [l for l in out.stdout.splitlines() if l.startswith("{")][0]
+        return json.loads(line)
+
+    a, b = first_logprob(dense), first_logprob(packed)
+    assert a["logprob"] != b["logprob"]
+    top_a = {t["id"] for t in a["top_logprobs"]}
+    top_b = {t["id"] for t in b["top_logprobs"]}
+    assert len(top_a & top_b) >= 2, (a, b)
+
+
+def start_fails(args, env=None):
+    s = e2e.Server(args, env=env, name="ct-fail")
+    with pytest.raises(RuntimeError) as e:
+        s.start()
+    return str(e.value)
+
+
+def test_quantization_flag_follows_vllm():
+    home = {"HF_HOME": w4a16_home()}
+    repo = W4A16_REPOS[0]
+    msg = start_fails([repo, "--quantization", "int4"], env=home)
+    assert ("Quantization method specified in the model config (compressed-tensors) does not match the quantization "
+            "method specified in the `quantization` argument (int4).") in msg, msg
+    with e2e.Server([repo, "--quantization", "compressed-tensors"], env=home, name="ct-q") as s:
+        e2e.assert_still_serving(s)
+    msg = start_fails([e2e.DEFAULT_REPO, "--quantization", "compressed-tensors"])
+    assert "has no compressed-tensors quantization_config" in msg, msg
+
+
+def broken_copy(tmp_path, name, edit_config=None, edit_tensors=None):
+    src = w4a16_dir()
+    d = tmp_path / name
+    d.mkdir()
+    for f in os.listdir(src):
+        if f not in ("config.json", "model.safetensors"):
+            os.link(os.path.join(src, f), d / f)
+    with open(os.path.join(src, "config.json"), encoding="utf-8") as f:
+        cfg = json.load(f)
+    if edit_config:
+        edit_config(cfg["quantization_config"])
+    (d / "config.json").write_text(json.dumps(cfg))
+    if edit_tensors:
+        edit_tensors(os.path.join(src, "model.safetensors"), d / "model.safetensors")
+    else:
+        os.link(os.path.join(src, "model.safetensors"), d / "model.safetensors")
+    return str(d)
+
+
+def flatten_scale(src, dst):
+    """Copies a safetensors file with MODULE's weight_scale [N, G] described as [N * G] (same bytes)."""
+    raw = open(src, "rb").read()
+    n = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8:8 + n])
+    rows, groups = header[MODULE + ".weight_scale"]["shape"]
+    header[MODULE + ".weight_scale"]["shape"] = [rows * groups]
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (n - len(text)) if len(text) <= n else b""
+    assert len(text) == n
+    open(dst, "wb").write(n.to_bytes(8, "little") + text + raw[8 + n:])
+
+
+GROUP = ["config_groups", "group_0", "weights"]
+MODULE = "model.language_model.layers.0.self_attn.q_proj"
+BROKEN = [
+    ("method", lambda q: q.update(quant_method="awq"), None, 'quantization method "awq" is not supported'),
+    ("no_group_size", lambda q: q["config_groups"]["group_0"]["weights"].pop("group_size"), None,
+     "strategy group needs a group_size"),
+    ("bits", lambda q: q["config_groups"]["group_0"]["weights"].update(num_bits=8), None,
+     "but int8 rows of"),
+    ("activations", lambda q: q["config_groups"]["group_0"].update(
+        input_activations={"num_bits": 8, "type": "float", "strategy": "token", "dynamic": True}), None,
+     "quantized activations (float8 token symmetric dynamic) are not supported yet"),
+    ("no_scheme", lambda q: q["ignore"].append("re:.*q_proj"), None,
+     "has packed weights but the quantization_config gives it no weight scheme"),
+    ("bad_regex", lambda q: q["ignore"].append("re:(("), None, "is not a valid regular expression"),
+    ("scale_shape", None, lambda s, d: flatten_scale(s, d), "weight_scale is [128]"),
+]
+
+
+@pytest.mark.parametrize("name,edit_config,edit_tensors,needle", BROKEN, ids=[b[0] for b in BROKEN])
+def test_malformed_checkpoints_are_one_line_errors(tmp_path, name, edit_config, edit_tensors, needle):
+    d = broken_copy(tmp_path, name, edit_config, edit_tensors)
+    out = subprocess.run([e2e.BIN, "serve", d, "--port", str(e2e.free_port())], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode != 0
+    errors = [l for l in out.stderr.splitlines() if l.startswith("gemmad serve: error:")]
+    assert len(errors) == 1, out.stderr
+    assert needle in errors[0] and "config.json" in errors[0], errors[0]
