@@ -18,6 +18,11 @@ round's own ratios: on a shared VM a noisy minute then costs one round, not the 
 --same-file GGUF runs both sides on that one GGUF file (gemmad serves it as it is: format "gguf"),
 instead of the per-format conversions.
 
+--ct-w4a16 DIR / --ct-fp8 DIR add gemmad on a compressed-tensors checkpoint of the same weights
+(`make-test-model --weight-format w4a16|fp8`), read as stored, against the nearest llama.cpp bits:
+w4a16 (4.5 bits per weight) against --gguf-q4 (Q4_0), fp8 (8 bits + a row scale) against --gguf-q8
+(Q8_0, 8.5 bits).
+
 Usage: bench/llamacpp_side_by_side.py --llama-bench PATH --gguf-bf16 F [--gguf-q8 F] [--gguf-q4 F]
        --gemmad build/release/gemmad --model DIR [--threads 2] [--pp 512] [--tg 64] [--reps 3]
        [--rounds 1]
@@ -30,7 +35,7 @@ import subprocess
 import sys
 import time
 
-QUANT = {"bf16": None, "q8": "int8", "q4": "int4", "gguf": None}
+QUANT = {"bf16": None, "q8": "int8", "q4": "int4", "gguf": None, "w4a16": None, "fp8": None}
 
 
 def llama_bench(binary, gguf, pp, tg, reps, threads):
@@ -123,28 +128,34 @@ def main():
     ap.add_argument("--tg", type=int, default=64)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--ct-w4a16", help="compressed-tensors W4A16 dir of the same weights (against --gguf-q4)")
+    ap.add_argument("--ct-fp8", help="compressed-tensors FP8-dynamic dir of the same weights (against --gguf-q8)")
     args = ap.parse_args()
 
-    formats = [(f, g) for f, g in (("bf16", args.gguf_bf16), ("q8", args.gguf_q8), ("q4", args.gguf_q4)) if g]
+    formats = [(f, g, None) for f, g in (("bf16", args.gguf_bf16), ("q8", args.gguf_q8), ("q4", args.gguf_q4)) if g]
+    if args.ct_w4a16 and args.gguf_q4:
+        formats.append(("w4a16", args.gguf_q4, args.ct_w4a16))
+    if args.ct_fp8 and args.gguf_q8:
+        formats.append(("fp8", args.gguf_q8, args.ct_fp8))
     if args.same_file:
-        formats = [("gguf", args.same_file)]
+        formats = [("gguf", args.same_file, None)]
         args.model = args.same_file
     if not formats:
         sys.exit("give --same-file, or at least one of --gguf-bf16/--gguf-q8/--gguf-q4 with --model")
     if not args.model:
         sys.exit("--model is needed with --gguf-*")
-    per_round = {name: [] for name, _ in formats}  # (llama.cpp, gemmad, load before, load after)
+    per_round = {name: [] for name, _, _ in formats}  # (llama.cpp, gemmad, load before, load after)
     for rnd in range(args.rounds):
-        for name, gguf in formats:
+        for name, gguf, model in formats:
             load = os.getloadavg()[0]
             print(f"[round {rnd + 1}/{args.rounds}] [{name}] llama-bench (load {load:.2f}) ...", file=sys.stderr, flush=True)
             lc = llama_bench(args.llama_bench, gguf, args.pp, args.tg, args.reps, args.threads)
             print(f"[round {rnd + 1}/{args.rounds}] [{name}] gemmad --quantization {QUANT[name] or '(none)'} ...",
                   file=sys.stderr, flush=True)
-            gm = gemmad_bench(args.gemmad, args.model, args.pp, args.tg, args.reps, args.threads, QUANT[name])
+            gm = gemmad_bench(args.gemmad, model or args.model, args.pp, args.tg, args.reps, args.threads, QUANT[name])
             per_round[name].append((lc, gm, load, os.getloadavg()[0]))
     rows = []
-    for name, _ in formats:
+    for name, _, _ in formats:
         runs = per_round[name]
         best_lc = {}
         for key in ("pp", "tg"):

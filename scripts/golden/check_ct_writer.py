@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Dev check (torch, transformers, compressed-tensors; never in CI): a checkpoint written by
-`gemmad make-test-model DIR --preset e2e --weight-format w4a16` loads in transformers through the
-compressed-tensors quantizer, and the library's decompression of a packed module equals q·s (bf16)
-computed from the file's int32 words and scales as gemmad reads them (low nibble first, u - 8).
+`gemmad make-test-model DIR --preset e2e --weight-format w4a16|fp8` loads in transformers through the
+compressed-tensors quantizer, and the library's decompression of each quantized module equals
+bf16(q·s) computed from the file as gemmad reads it (int4: the int32 words low nibble first, u - 8;
+FP8: the E4M3 bytes times the row scale).
 
     .venv/bin/python scripts/golden/check_ct_writer.py DIR
 """
@@ -21,6 +22,12 @@ def main(d):
     checked = 0
     with safetensors.safe_open(d + "/model.safetensors", "pt") as f:
         for key in f.keys():
+            if key.endswith(".weight") and f.get_slice(key).get_dtype() == "F8_E4M3":
+                name = key[: -len(".weight")]
+                want = (f.get_tensor(key).float() * f.get_tensor(name + ".weight_scale").float()).to(torch.bfloat16)
+                assert torch.equal(want, modules[name].weight.data), name
+                checked += 1
+                continue
             if not key.endswith(".weight_packed"):
                 continue
             name = key[: -len(".weight_packed")]
@@ -30,7 +37,7 @@ def main(d):
             got = modules[name].weight.data
             assert torch.equal(want, got), name
             checked += 1
-    print(f"{checked} packed modules: transformers' decompression equals q*s bit for bit")
+    print(f"{checked} quantized modules: transformers' decompression equals q*s bit for bit")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,11 @@
 """Compressed-tensors checkpoints of the committed reference models, written by the
 compressed-tensors library itself, with transformers' logits of them.
 
+FP8 checkpoints (t*_fp8) hold the FP8_DYNAMIC scheme of RedHat's *-FP8-dynamic files; their
+reference is vLLM's numerics (spec §2.2) in fp32: the exact weights e4m3 · s (not the library's
+bf16-rounded decompression, which is recorded in weights.<module> for the bit check) and every
+quantized Linear's input quantized per token to E4M3 with s = max(amax / 448, 1 / (448 · 512)).
+
 Run with the dev environment (scripts/setup.sh --dev: torch, transformers, compressed-tensors; never in CI):
     .venv/bin/python scripts/golden/make_ct_goldens.py [--out tests/golden]
 
@@ -30,6 +35,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_manifest import update_manifest  # noqa: E402
 
+FP8_DYNAMIC_INPUT = {"num_bits": 8, "type": "float", "symmetric": True, "strategy": "token", "dynamic": True}
 MODELS = {
     "t1_w4a16": ("gemma4/t1", {"num_bits": 4, "type": "int", "symmetric": True, "strategy": "group", "group_size": 32},
                  ["lm_head", "re:.*per_layer_projection$"],
@@ -38,6 +44,12 @@ MODELS = {
     "t2_w4a16": ("gemma4/t2", {"num_bits": 4, "type": "int", "symmetric": True, "strategy": "channel"},
                  ["lm_head", "re:.*router.*"],
                  ["model.layers.0.self_attn.q_proj", "model.layers.0.mlp.down_proj"]),
+    # RedHat's *-FP8-dynamic scheme (FP8_DYNAMIC): E4M3 weights per channel, E4M3 activations per token.
+    "t1_fp8": ("gemma4/t1", {"num_bits": 8, "type": "float", "symmetric": True, "strategy": "channel"},
+               ["lm_head"], ["model.layers.0.self_attn.q_proj", "model.layers.2.mlp.down_proj",
+                             "model.layers.0.per_layer_projection"]),
+    "t2_fp8": ("gemma4/t2", {"num_bits": 8, "type": "float", "symmetric": True, "strategy": "channel"},
+               ["lm_head", "re:.*router.*"], ["model.layers.0.self_attn.q_proj", "model.layers.0.mlp.down_proj"]),
 }
 
 
@@ -56,7 +68,9 @@ def write_checkpoint(src, weights_args, ignore, out_dir):
 
     model = transformers.AutoModelForCausalLM.from_pretrained(src, dtype=torch.bfloat16)
     args = QuantizationArgs(**weights_args)
-    config = QuantizationConfig(config_groups={"group_0": QuantizationScheme(targets=["Linear"], weights=args)},
+    inputs = QuantizationArgs(**FP8_DYNAMIC_INPUT) if args.type == "float" else None
+    config = QuantizationConfig(config_groups={"group_0": QuantizationScheme(targets=["Linear"], weights=args,
+                                                                             input_activations=inputs)},
                                 ignore=ignore)
     apply_quantization_config(model, config)
     for _, m in model.named_modules():
@@ -74,13 +88,38 @@ def write_checkpoint(src, weights_args, ignore, out_dir):
         if hasattr(m, "weight_zero_point"):
             m.weight_zero_point.data.copy_(zero_point)
         m.quantization_status = QuantizationStatus.FROZEN
-    compressor = ModelCompressor.from_pretrained_model(model, quantization_format="pack-quantized")
+    fmt = "float-quantized" if args.type == "float" else "pack-quantized"
+    compressor = ModelCompressor.from_pretrained_model(model, quantization_format=fmt)
     compressor.compress_model(model)
     shutil.rmtree(out_dir, ignore_errors=True)
     model.save_pretrained(out_dir)
     compressor.update_config(out_dir)
     if os.path.exists(os.path.join(src, "generation_config.json")):
         shutil.copy(os.path.join(src, "generation_config.json"), out_dir)
+
+
+def fp8_modules(out_dir):
+    """{module: exact fp32 weight} of the checkpoint's F8_E4M3 weights (e4m3 value times its scale)."""
+    import safetensors
+    import torch
+
+    out = {}
+    with safetensors.safe_open(os.path.join(out_dir, "model.safetensors"), "pt") as f:
+        for key in f.keys():
+            if key.endswith(".weight") and f.get_slice(key).get_dtype() == "F8_E4M3":
+                name = key[: -len(".weight")]
+                out[name] = f.get_tensor(key).float() * f.get_tensor(name + ".weight_scale").float()
+    return out
+
+
+def fp8_per_token(x):
+    """vLLM's dynamic per-token FP8 quantization in fp32: s = max(amax / 448, 1 / (448 * 512)), then
+    x -> e4m3(x / s) * s (round to nearest even, saturated)."""
+    import torch
+
+    s = torch.clamp(x.abs().amax(dim=-1, keepdim=True) / 448.0, min=1.0 / (448.0 * 512.0))
+    q = torch.clamp(x / s, -448.0, 448.0).to(torch.float8_e4m3fn).float()
+    return q * s
 
 
 def reference(out_dir, prompts, weight_modules, out_stem):
@@ -119,11 +158,17 @@ def reference(out_dir, prompts, weight_modules, out_stem):
             model.set_experts_implementation("eager")
         except (ValueError, AttributeError):
             pass
+    fp8 = fp8_modules(out_dir)
+    for name, w in fp8.items():  # the exact e4m3 · s (12 significant bits: exact in fp32), not bf16(e4m3 · s)
+        state[name + ".weight"] = w
     missing, unexpected = model.load_state_dict(state, strict=False)
     missing = [m for m in missing if m != "lm_head.weight"]
     assert not missing and not unexpected, (missing, unexpected)
     model.tie_weights()
     model.eval()
+    modules = dict(model.named_modules())
+    for name in fp8:  # vLLM's dynamic per-token FP8 activations, in fp32 (spec §2.2)
+        modules[name].register_forward_pre_hook(lambda _m, args: (fp8_per_token(args[0]),) + tuple(args[1:]))
     meta = []
     with torch.no_grad():
         for p in prompts:

@@ -50,7 +50,7 @@ TEST(SafetensorsHeaderTest, ParsesGoodHeaderInFileOrder) {
 }
 
 TEST(SafetensorsHeaderTest, AcceptsPaddingEmptyTensorsScalarsAndForeignDtypes) {
-  std::string json = R"({"s":{"dtype":"F8_E4M3","shape":[],"data_offsets":[0,1]},)"
+  std::string json = R"({"s":{"dtype":"F8_E5M2","shape":[],"data_offsets":[0,1]},)"
                      R"("z":{"dtype":"F32","shape":[0,3],"data_offsets":[1,1]},)"
                      R"("q":{"dtype":"F4","shape":[4],"data_offsets":[1,3]}})";
   json += "     ";

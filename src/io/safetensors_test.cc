@@ -109,13 +109,13 @@ TEST(SafetensorsFileTest, ErrorsNameTheFile) {
 
 TEST(SafetensorsFileTest, ViewRejectsForeignDtypesAndHighRanks) {
   SafetensorsWriter w;
-  w.AddBytes("f8", "F8_E4M3", {2}, "ab");
+  w.AddBytes("f8", "F8_E5M2", {2}, "ab");
   w.AddBytes("r5", "U8", {1, 1, 1, 1, 1}, "c");
   std::string path = JoinPath(testing::TempDir(), "foreign.safetensors");
   ASSERT_TRUE(w.WriteFile(path).ok());
   auto f = SafetensorsFile::Open(path);
   ASSERT_TRUE(f.ok());
-  EXPECT_THAT(f->View("f8").status().message(), HasSubstr("dtype F8_E4M3"));
+  EXPECT_THAT(f->View("f8").status().message(), HasSubstr("dtype F8_E5M2"));
   EXPECT_THAT(f->View("r5").status().message(), HasSubstr("rank 5"));
 }
 

@@ -35,6 +35,15 @@ using QuantizeActsFn = void (*)(const float* x, int64_t n, int64_t in, int8_t* q
 using LinearQuantFn = void (*)(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w,
                                int64_t out, int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
 
+// FP8 Linear (kF8R weights, tensor/quant_blocks.h): xq [n, in] holds each token's activations
+// quantized to E4M3 values (as floats, QuantizeActsF8), s [n] their scales; y[t, o] = s[t] · d[o] ·
+// Σ_i xq[t, i] · e4m3(w[o, i]) for o in [o_begin, o_end), summed in fp32 (order per kernel).
+using LinearF8Fn = void (*)(const float* xq, const float* s, int64_t n, int64_t in, const uint8_t* w,
+                            int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
+// vLLM's dynamic per-token FP8 quantization: s[t] = max(max_i |x[t, i]| / 448, 1 / (448 · 512)),
+// xq[t, i] = RoundToE4M3(x[t, i] / s[t]) (tensor/fp8.h). Portable; the same bits everywhere.
+void QuantizeActsF8(const float* x, int64_t n, int64_t in, float* xq, float* s);
+
 // Load-time weight quantization of one row x [in] f32 (in % 32 == 0), bit-identical in every
 // table. Q8_R: writes {d, q[in]} at row. Q4_0: block b's f16 scale goes to scale + b·stride and
 // its 16 nibble bytes to qs + b·stride (stride 36 inside a row pair, 18 for a lone row).
@@ -72,6 +81,7 @@ struct CpuKernelTable {
   LinearQuantFn linear_ggml_q5_0;  // kGgmlQ5_0
   LinearQuantFn linear_ggml_q4_k;  // kGgmlQ4_K
   LinearQuantFn linear_ggml_q6_k;  // kGgmlQ6_K
+  LinearF8Fn linear_f8r;           // kF8R weights (compressed-tensors FP8)
   QuantizeRowQ8RFn quantize_row_q8r;
   QuantizeRowQ4_0Fn quantize_row_q4_0;
   GeluTanhMulFn gelu_tanh_mul;
@@ -133,6 +143,13 @@ void LinearGgmlQ4_KGeneric(const int8_t* q, const float* d, int64_t n, int64_t i
 void LinearGgmlQ6_KGeneric(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                            int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
 void QuantizeRowQ8RGeneric(const float* x, int64_t in, uint8_t* row);
+// FP8 Linear kernels (kernels/cpu/linear_fp8_<isa>.cc).
+void LinearF8RGeneric(const float* xq, const float* s, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
+                      int64_t o_end, float* y, int64_t ldy);
+void LinearF8RAvx2(const float* xq, const float* s, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
+                   int64_t o_end, float* y, int64_t ldy);
+void LinearF8RAvx512(const float* xq, const float* s, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
+                     int64_t o_end, float* y, int64_t ldy);
 void QuantizeRowQ4_0Generic(const float* x, int64_t in, uint8_t* scale, uint8_t* qs, size_t stride);
 void QuantizeRowQ8RAvx2(const float* x, int64_t in, uint8_t* row);
 void QuantizeRowQ4_0Avx2(const float* x, int64_t in, uint8_t* scale, uint8_t* qs, size_t stride);

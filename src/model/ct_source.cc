@@ -30,7 +30,7 @@ bool EndsWithAny(std::string_view name, std::initializer_list<std::string_view> 
 }
 
 // How one quantized module is presented.
-enum class Out { kQ4_0, kBf16, kF32 };
+enum class Out { kQ4_0, kBf16, kF32, kF8R };
 
 struct Module {
   std::string name;  // checkpoint module name (no suffix)
@@ -38,6 +38,7 @@ struct Module {
   int64_t rows = 0, cols = 0, groups = 0;  // N, K, scale columns
   int bits = 0;
   TensorView packed, scale, zero_point;    // zero_point.data == nullptr when symmetric
+  TensorView fp8;                          // float-quantized: the E4M3 weight [N, K] (packed unused)
   Out out = Out::kBf16;
   size_t offset = 0, bytes = 0;            // in the arena
   std::string origin;
@@ -180,6 +181,51 @@ class CtSource final : public WeightSource {
     return true;
   }
 
+  // FP8 weights (float-quantized, RedHat's *-FP8-dynamic: per-channel E4M3, dynamic per-token FP8
+  // activations) as kF8R rows {fp32 scale; the checkpoint's bytes}.
+  Status PlanFp8Module(const std::string& name) {
+    Module m;
+    m.name = name;
+    m.scheme = config_.SchemeFor(name, CtKindOf(name));
+    if (m.scheme == nullptr || !m.scheme->weights) {
+      return Error(name, "has FP8 weights but the quantization_config gives it no weight scheme");
+    }
+    const CtArgs& w = *m.scheme->weights;
+    const std::string scheme = fmt::format("scheme {} ({})", m.scheme->name, w.ToString());
+    if (!w.is_float || w.num_bits != 8 || !w.symmetric || w.dynamic ||
+        (w.strategy != CtStrategy::kChannel && w.strategy != CtStrategy::kTensor)) {
+      return Error(name, scheme + ": FP8 weights must be float8, static, symmetric, per channel or per tensor");
+    }
+    if (m.scheme->format != "float-quantized" && m.scheme->format != "naive-quantized") {
+      return Error(name, fmt::format("{} has format \"{}\" but the weight is stored as F8_E4M3", scheme, m.scheme->format));
+    }
+    const auto& a = m.scheme->input_activations;
+    if (!a || !a->is_float || a->num_bits != 8 || !a->dynamic || a->strategy != CtStrategy::kToken || !a->symmetric ||
+        m.scheme->output_activations) {
+      return Error(name, fmt::format("{}: FP8 weights run with dynamic per-token FP8 activations (FP8_DYNAMIC); input "
+                                     "activations {} are not supported yet",
+                                     scheme, a ? a->ToString() : std::string("none (W8A16)")));
+    }
+    GEMMAD_ASSIGN_OR_RETURN(m.fp8, Tensor(name + ".weight", {DType::kF8E4M3}, name));
+    if (m.fp8.shape.rank != 2) return Error(name, fmt::format("weight is {}, not a matrix", m.fp8.shape.ToString()));
+    m.rows = m.fp8.shape[0];
+    m.cols = m.fp8.shape[1];
+    m.groups = 1;
+    GEMMAD_ASSIGN_OR_RETURN(m.scale, Tensor(name + std::string(kScale), {DType::kBF16, DType::kF16, DType::kF32}, name));
+    const bool per_tensor = w.strategy == CtStrategy::kTensor;
+    if (per_tensor ? m.scale.NumElements() != 1 : m.scale.NumElements() != m.rows) {
+      return Error(name, fmt::format("weight_scale is {}; {} over [{}, {}] needs {}", m.scale.shape.ToString(), w.ToString(),
+                                     m.rows, m.cols, per_tensor ? std::string("[1]") : fmt::format("[{}, 1]", m.rows)));
+    }
+    m.origin = base_->Info(name + ".weight")->origin;
+    m.out = Out::kF8R;
+    m.bytes = tensor::RowBytes(DType::kF8R, m.cols) * static_cast<size_t>(m.rows);
+    m.offset = arena_bytes_;
+    arena_bytes_ += (m.bytes + 63) / 64 * 64;
+    modules_.push_back(std::move(m));
+    return OkStatus();
+  }
+
   Status Plan(const CtSourceOptions& options) {
     if (!config_.compressed()) {
       GEMMAD_LOG_INFO("{}: compressed-tensors quantization_status \"{}\": the weights are stored unpacked",
@@ -191,8 +237,11 @@ class CtSource final : public WeightSource {
         continue;
       }
       const WeightInfo* info = base_->Info(n);
-      if (n.ends_with(".weight") && info != nullptr && (info->dtype_name == "F8_E4M3" || info->dtype_name == "F8_E5M2" ||
-                                                       info->dtype == DType::kI8)) {
+      if (n.ends_with(".weight") && info != nullptr && info->dtype == DType::kF8E4M3) {
+        GEMMAD_RETURN_IF_ERROR(PlanFp8Module(n.substr(0, n.size() - 7)));
+        continue;
+      }
+      if (n.ends_with(".weight") && info != nullptr && (info->dtype_name == "F8_E5M2" || info->dtype == DType::kI8)) {
         const std::string module = n.substr(0, n.size() - 7);
         const CtScheme* s = config_.SchemeFor(module, CtKindOf(module));
         return Error(module, fmt::format("{} weights ({}) are not supported yet; gemmad runs pack-quantized weight-only "
@@ -205,7 +254,7 @@ class CtSource final : public WeightSource {
       if (EndsWithAny(n, {kPacked, kScale, kShape, kZeroPoint, kGIdx})) {
         const std::string module = n.substr(0, n.rfind('.'));
         if (std::none_of(modules_.begin(), modules_.end(), [&](const Module& m) { return m.name == module; })) {
-          return Error(module, fmt::format("tensor '{}' without a weight_packed", n));
+          return Error(module, fmt::format("tensor '{}' without a quantized weight", n));
         }
         hidden_.insert(n);
         continue;
@@ -214,8 +263,8 @@ class CtSource final : public WeightSource {
     }
     for (const Module& m : modules_) {
       const std::string w = m.name + ".weight";
-      if (names.contains(w)) return Error(m.name, "has both a weight and a weight_packed");
-      names.insert(w);
+      if (m.out != Out::kF8R && names.contains(w)) return Error(m.name, "has both a weight and a weight_packed");
+      names.insert(w);  // an FP8 module's own name: presented as kF8R
     }
     names_.assign(names.begin(), names.end());
     return OkStatus();
@@ -223,19 +272,25 @@ class CtSource final : public WeightSource {
 
   Status Fill() {
     GEMMAD_ASSIGN_OR_RETURN(arena_, io::HugePageBuffer::Allocate(arena_bytes_));
-    size_t native = 0, dequantized = 0;
+    size_t native = 0, dequantized = 0, fp8 = 0;
     for (const Module& m : modules_) {
       uint8_t* dst = arena_.data() + m.offset;
       if (m.out == Out::kQ4_0) {
         FillQ4(m, dst);
         ++native;
+      } else if (m.out == Out::kF8R) {
+        FillF8R(m, dst);
+        ++fp8;
       } else {
         Dequantize(m, dst);
         ++dequantized;
       }
       TensorView v;
       v.data = dst;
-      v.dtype = m.out == Out::kQ4_0 ? DType::kQ4_0 : m.out == Out::kBf16 ? DType::kBF16 : DType::kF32;
+      v.dtype = m.out == Out::kQ4_0 ? DType::kQ4_0
+                : m.out == Out::kF8R ? DType::kF8R
+                : m.out == Out::kBf16 ? DType::kBF16
+                                      : DType::kF32;
       v.shape = tensor::Shape{m.rows, m.cols};
       WeightInfo info;
       info.shape = {m.rows, m.cols};
@@ -246,9 +301,9 @@ class CtSource final : public WeightSource {
       views_.emplace(m.name + ".weight", v);
       info_.emplace(m.name + ".weight", std::move(info));
     }
-    GEMMAD_LOG_INFO("compressed-tensors checkpoint: {} modules read in place as int4 blocks of 32, {} dequantized to "
-                    "their reference weights at load ({:.1f} MiB)",
-                    native, dequantized, static_cast<double>(arena_bytes_) / (1 << 20));
+    GEMMAD_LOG_INFO("compressed-tensors checkpoint: {} modules read in place as int4 blocks of 32, {} as FP8 rows, {} "
+                    "dequantized to their reference weights at load ({:.1f} MiB)",
+                    native, fp8, dequantized, static_cast<double>(arena_bytes_) / (1 << 20));
     return OkStatus();
   }
 
@@ -301,6 +356,16 @@ class CtSource final : public WeightSource {
     }
   }
 
+  void FillF8R(const Module& m, uint8_t* dst) const {
+    const size_t stride = tensor::RowBytes(DType::kF8R, m.cols);
+    for (int64_t r = 0; r < m.rows; ++r) {
+      const float d = ScaleAt(m.scale, m.scale.NumElements() == 1 ? 0 : r);
+      uint8_t* row = dst + static_cast<size_t>(r) * stride;
+      std::memcpy(row, &d, sizeof(float));
+      std::memcpy(row + sizeof(float), m.fp8.As<const uint8_t>() + r * m.cols, static_cast<size_t>(m.cols));
+    }
+  }
+
   // kQ4_0: rows in pairs (block b of rows 2p, 2p+1 = {d[2]; qs[2][16]}), a lone last row as plain
   // blocks; nibble j of a block holds element j (low) and j + 16 (high), each u = q + 8.
   void FillQ4(const Module& m, uint8_t* dst) const {
@@ -344,7 +409,7 @@ class CtSource final : public WeightSource {
 
 Result<std::optional<std::string>> FindQuantizationConfig(const std::string& config_json, const std::string& label) {
   auto j = nlohmann::ordered_json::parse(config_json, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return DataLossError(label + ": not a JSON object");
+  if (j.is_discarded() || !j.is_object()) return std::optional<std::string>();  // the config parser says why
   auto it = j.find("quantization_config");
   if (it == j.end() || it->is_null()) return std::optional<std::string>();
   if (!it->is_object()) return DataLossError(label + ": quantization_config is not an object");

@@ -8,12 +8,16 @@
 //   Q4_0 blocks (u = q + 8 is the Q4_0 nibble); the --quantization int4 kernels then read the
 //   checkpoint's own 4.5 bits per weight. They compute w = q·s exactly in fp32 where the
 //   reference rounds q·s to bf16, and meet int8-quantized activations (the int4 kernels' recipe).
+// - FP8 E4M3 weights per channel or per tensor with dynamic per-token FP8 activations (RedHat's
+//   *-FP8-dynamic, FP8_DYNAMIC): kF8R rows {fp32 scale; the checkpoint's E4M3 bytes}; the FP8
+//   Linear kernels quantize the activations per token as vLLM does.
 // - every other weight-only integer layout (2..8 bits, asymmetric zero points, groups that do not
 //   tile 32, rows not a multiple of 32, scales outside f16): dequantized at open into the scale's
 //   dtype exactly as the library does, bf16((q - zp)·s) for bf16 scales: the reference weights.
 // The packed tensors themselves (weight_packed, weight_scale, weight_shape, weight_zero_point)
-// are not listed. Schemes gemmad cannot run yet (FP8 or int8 activations, FP8 weights, block and
-// microscale formats, activation ordering) are one-line load errors naming the module.
+// (and FP8 weight scales) are not listed. Schemes gemmad cannot run yet (int8 or static activations,
+// FP8 weights without dynamic per-token activations, int-quantized weights, block and microscale
+// formats, activation ordering) are one-line load errors naming the module.
 #pragma once
 
 #include <memory>
@@ -29,8 +33,9 @@ struct CtSourceOptions {
   bool dequantize_all = false;  // every quantized module to the reference weights (no kQ4_0)
 };
 
-// The `quantization_config` object of config.json as JSON text, nullopt when there is none.
-// DataLoss when config.json is not JSON.
+// The `quantization_config` object of config.json as JSON text, nullopt when there is none (or
+// when config.json is not a JSON object: the config parser reports that). DataLoss when it is there
+// but not an object.
 Result<std::optional<std::string>> FindQuantizationConfig(const std::string& config_json, const std::string& label);
 
 // The quant_method of a quantization_config object ("" when absent or not a string).

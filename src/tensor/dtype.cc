@@ -11,14 +11,16 @@ size_t DTypeSize(DType t) {
     case DType::kF64: case DType::kI64: return 8;
     case DType::kF32: case DType::kI32: return 4;
     case DType::kBF16: case DType::kF16: case DType::kI16: return 2;
-    case DType::kI8: case DType::kU8: case DType::kBool: return 1;
-    case DType::kQ8R: case DType::kQ4_0: return 0;
+    case DType::kI8: case DType::kU8: case DType::kBool: case DType::kF8E4M3: return 1;
+    case DType::kQ8R: case DType::kQ4_0: case DType::kF8R: return 0;
     case DType::kGgmlQ8_0: case DType::kGgmlQ5_0: case DType::kGgmlQ4_K: case DType::kGgmlQ6_K: return 0;
   }
   return 0;
 }
 
-bool IsBlockQuantized(DType t) { return t == DType::kQ8R || t == DType::kQ4_0 || GgmlTypeId(t).has_value(); }
+bool IsBlockQuantized(DType t) {
+  return t == DType::kQ8R || t == DType::kQ4_0 || t == DType::kF8R || GgmlTypeId(t).has_value();
+}
 
 std::optional<uint32_t> GgmlTypeId(DType t) {
   switch (t) {
@@ -39,13 +41,13 @@ std::optional<DType> DTypeForGgmlType(uint32_t ggml_type) {
 
 int64_t BlockElements(DType t) {
   if (auto id = GgmlTypeId(t)) return FindGgmlType(*id)->block_size;
-  return IsBlockQuantized(t) ? kQuantBlock : 1;
+  return IsBlockQuantized(t) && t != DType::kF8R ? kQuantBlock : 1;
 }
 
 size_t RowBytes(DType t, int64_t cols) {
   const auto c = static_cast<size_t>(cols);
   switch (t) {
-    case DType::kQ8R: return sizeof(float) + c;
+    case DType::kQ8R: case DType::kF8R: return sizeof(float) + c;
     case DType::kQ4_0: return c / kQuantBlock * sizeof(BlockQ4_0);
     default:
       if (auto id = GgmlTypeId(t)) {
@@ -74,13 +76,15 @@ std::string_view DTypeName(DType t) {
     case DType::kGgmlQ5_0: return "Q5_0";
     case DType::kGgmlQ4_K: return "Q4_K";
     case DType::kGgmlQ6_K: return "Q6_K";
+    case DType::kF8E4M3: return "F8_E4M3";
+    case DType::kF8R: return "F8_R";
   }
   return "?";
 }
 
 std::optional<DType> ParseDType(std::string_view name) {
   for (DType t : {DType::kF32, DType::kBF16, DType::kF16, DType::kF64, DType::kI64, DType::kI32,
-                  DType::kI16, DType::kI8, DType::kU8, DType::kBool}) {
+                  DType::kI16, DType::kI8, DType::kU8, DType::kBool, DType::kF8E4M3}) {
     if (DTypeName(t) == name) return t;
   }
   return std::nullopt;

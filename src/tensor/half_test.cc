@@ -39,7 +39,8 @@ TEST(HalfTest, F16RoundTripsEveryValue) {
 TEST(DTypeTest, NamesAndSizes) {
   EXPECT_EQ(*ParseDType("BF16"), DType::kBF16);
   EXPECT_EQ(DTypeSize(DType::kBF16), 2u);
-  EXPECT_FALSE(ParseDType("F8_E4M3").has_value());
+  EXPECT_FALSE(ParseDType("F8_E5M2").has_value());
+  EXPECT_EQ(ParseDType("F8_E4M3"), DType::kF8E4M3);  // compressed-tensors FP8 weights
   Shape s{2, 3};
   EXPECT_EQ(s.NumElements(), 6);
   EXPECT_EQ(s.ToString(), "[2, 3]");

@@ -12,6 +12,10 @@
 //         36·(p·nb + b), nb = in / 32. When the row count is odd the last row follows as
 //         GGML's plain blocks {f16 d; uint8 qs[16]}. Any even-row-aligned slice (a MoE expert of
 //         an [E, rows, in] stack) is itself such a matrix.
+//   kF8R  (FP8 E4M3 per output channel, from compressed-tensors FP8 checkpoints): a row of `in`
+//         weights is {float d; uint8 e4m3[in]}, w[i] = d · e4m3[i] (tensor/fp8.h). Its activations
+//         are not int8: they are quantized per token to E4M3 with s = max(max|x| / 448, 1 / (448 ·
+//         512)), vLLM's dynamic per-token FP8 recipe, and y = s · d · Σ e4m3(x/s) · e4m3(w).
 //
 // Activations meet these weights quantized per token in blocks of kQuantBlock: {int8 q[32]} with
 // one fp32 scale per block (d = max|x| / 127, q = round(x / d)), the GGML Q8_0 recipe with an

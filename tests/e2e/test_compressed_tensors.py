@@ -1,11 +1,12 @@
-"""compressed-tensors checkpoints through `gemmad serve`, as the seeds' w4a16 variants run them.
+"""compressed-tensors checkpoints through `gemmad serve`, as the seeds' w4a16 and fp8 variants run them.
 
-The seeds' YAML recipes name a `w4a16` variant (google/gemma-4-*-it-qat-w4a16-ct): `vllm serve MODEL_ID` with
-the recipe's base args, its default features' args (tool calling, reasoning) and the variant's extra args. Here
-that command runs verbatim (vllm -> gemmad) over a fake HF cache holding, under those repo ids, the e2e model
-written by `gemmad make-test-model --weight-format w4a16`: int4 symmetric groups of 32 packed as Google's QAT
-files are (weight_packed / weight_scale / weight_shape, a quantization_config in config.json), and answers the
-openai client. Around it: vLLM's --quantization rules, and malformed quantization configs and tensors as one-line
+The seeds' YAML recipes name a `w4a16` variant (google/gemma-4-*-it-qat-w4a16-ct) and an `fp8` one
+(RedHatAI/gemma-4-*-it-FP8-dynamic, with `--kv-cache-dtype fp8`): `vllm serve MODEL_ID` with the recipe's base
+args, its default features' args (tool calling, reasoning) and the variant's extra args. Here those commands
+run verbatim (vllm -> gemmad) over a fake HF cache holding, under those repo ids, the e2e model written by
+`gemmad make-test-model --weight-format w4a16|fp8`: int4 symmetric groups of 32 packed as Google's QAT files
+are (weight_packed / weight_scale / weight_shape), or FP8 E4M3 weights per channel with the FP8_DYNAMIC scheme,
+with the quantization_config in config.json, and answer the openai client. Around it: vLLM's --quantization rules, and malformed quantization configs and tensors as one-line
 load errors naming the file and the module. (Numerics against transformers: tests/model/ct_golden_test.cc.)"""
 import glob
 import json
@@ -20,6 +21,8 @@ import gemmad_e2e as e2e
 
 W4A16_REPOS = ["google/gemma-4-E2B-it-qat-w4a16-ct", "google/gemma-4-E4B-it-qat-w4a16-ct",
                "google/gemma-4-31B-it-qat-w4a16-ct"]
+FP8_REPOS = ["RedHatAI/gemma-4-E2B-it-FP8-dynamic", "RedHatAI/gemma-4-E4B-it-FP8-dynamic",
+             "RedHatAI/gemma-4-31B-it-FP8-dynamic", "RedHatAI/gemma-4-26B-A4B-it-FP8-dynamic"]
 DEFAULT_FEATURES = ("tool_calling", "reasoning")  # the recipes' defaults (seed 000: `features`)
 
 
@@ -30,6 +33,17 @@ def w4a16_dir():
 def w4a16_home():
     d = w4a16_dir()
     return e2e.hf_home_for(d, W4A16_REPOS, "hf_home_w4a16-" + os.path.basename(d).split("-")[-1])
+
+
+def fp8_home():
+    d = e2e.generated_model("e2e_fp8", ["--preset", "e2e", "--weight-format", "fp8"])
+    return e2e.hf_home_for(d, FP8_REPOS, "hf_home_fp8-" + os.path.basename(d).split("-")[-1])
+
+
+VARIANTS = {  # variant: (repos, HF home, what the load log says)
+    "w4a16": (W4A16_REPOS, w4a16_home, "read in place as int4 blocks of 32"),
+    "fp8": (FP8_REPOS, fp8_home, "as FP8 rows"),
+}
 
 
 def seed_variant_commands(variant):
@@ -51,14 +65,18 @@ def seed_variant_commands(variant):
     return out
 
 
-def test_the_seeds_w4a16_variant_commands_answer():
-    commands = seed_variant_commands("w4a16")
-    assert commands, "no seed has a w4a16 variant"
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_the_seeds_variant_commands_answer(variant):
+    """`vllm serve <variant model_id> <the recipe's args>` (fp8 adds `--kv-cache-dtype fp8`, accepted with a
+    warning: the FP8 KV cache is not built yet)."""
+    repos, home, loaded = VARIANTS[variant]
+    commands = seed_variant_commands(variant)
+    assert commands, f"no seed has a {variant} variant"
     for seed, args in commands:
-        assert args[0] in W4A16_REPOS, args[0]
-        with e2e.Server(args, env={"HF_HOME": w4a16_home()}, name="ct-seed", startup_timeout=180) as s:
+        assert args[0] in repos, args[0]
+        with e2e.Server(args, env={"HF_HOME": home()}, name="ct-seed", startup_timeout=180) as s:
             log = s.log()
-            assert "compressed-tensors checkpoint:" in log and "read in place as int4 blocks of 32" in log, log
+            assert "compressed-tensors checkpoint:" in log and loaded in log, log
             client = s.client()
             assert [m.id for m in client.models.list().data] == [args[0]]
             r = client.chat.completions.create(model=args[0], messages=[{"role": "user", "content": "Hello!"}],
@@ -71,10 +89,11 @@ def test_the_seeds_w4a16_variant_commands_answer():
             assert again.choices[0].message.content == c.message.content  # greedy is deterministic
 
 
-def test_generate_on_the_packed_file_differs_from_the_dense_one_as_quantization_does():
-    """The packed weights are what runs: the same seed's dense model gives other logprobs, close ones."""
+@pytest.mark.parametrize("variant", ["w4a16", "fp8"])
+def test_generate_on_the_quantized_file_differs_from_the_dense_one_as_quantization_does(variant):
+    """The quantized weights are what runs: the same seed's dense model gives other logprobs, close ones."""
     dense = e2e.model_dir()
-    packed = w4a16_dir()
+    packed = e2e.generated_model("e2e_" + variant, ["--preset", "e2e", "--weight-format", variant])
 
     def first_logprob(model):
         out = subprocess.run([e2e.BIN, "generate", model, "--prompt", "The capital of France is", "--max-tokens", "1",

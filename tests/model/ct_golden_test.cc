@@ -95,13 +95,17 @@ double MeanKl(const std::vector<float>& a, const std::vector<float>& b, int64_t 
   return kl / static_cast<double>(T);
 }
 
-class CtGolden : public ::testing::TestWithParam<std::string> {};
+class CtGolden : public ::testing::TestWithParam<std::string> {
+ protected:
+  bool fp8() const { return GetParam().ends_with("_fp8"); }
+};
 
 TEST_P(CtGolden, DequantizedWeightsEqualTheLibrarysBitForBit) {
   const Reference ref = LoadReference(GetParam());
   auto source = OpenOrDie(GetParam(), /*dequantize_all=*/true);
   ASSERT_TRUE(source);
   for (const auto& module : ref.index["weights"]) {
+    if (fp8()) break;  // FP8 rows are kF8R either way (checked below)
     const std::string name = module.get<std::string>();
     SCOPED_TRACE(name);
     const WeightInfo* info = source->Info(name + ".weight");
@@ -123,12 +127,16 @@ TEST_P(CtGolden, DequantizedWeightsEqualTheLibrarysBitForBit) {
     SCOPED_TRACE(name);
     auto v = native->View(name + ".weight");
     ASSERT_TRUE(v.ok());
-    if (v->dtype != tensor::DType::kQ4_0) continue;  // rows that do not tile into blocks of 32
+    if (fp8()) {
+      ASSERT_EQ(v->dtype, tensor::DType::kF8R);  // FP8: the checkpoint's bytes with a row scale
+    } else if (v->dtype != tensor::DType::kQ4_0) {
+      continue;  // rows that do not tile into blocks of 32
+    }
     const auto want = ref.Get<uint16_t>("weights." + name);
     const int64_t rows = v->shape[0], in = v->shape[1];
     for (int64_t o = 0; o < rows; ++o) {
       for (int64_t i = 0; i < in; ++i) {
-        const double got = kernels::reference::Dequantized(v->As<const uint8_t>(), tensor::DType::kQ4_0, rows, in, o, i);
+        const double got = kernels::reference::Dequantized(v->As<const uint8_t>(), v->dtype, rows, in, o, i);
         const double lib = tensor::Bf16ToFloat(want[static_cast<size_t>(o * in + i)]);
         ASSERT_LE(std::abs(got - lib), std::abs(lib) / 256.0 + 1e-30) << o << "," << i;
         ASSERT_EQ(tensor::FloatToBf16(static_cast<float>(got)), want[static_cast<size_t>(o * in + i)]) << o << "," << i;
@@ -138,6 +146,7 @@ TEST_P(CtGolden, DequantizedWeightsEqualTheLibrarysBitForBit) {
 }
 
 TEST_P(CtGolden, GivesTransformersLogitsOfItsWeights) {
+  if (fp8()) GTEST_SKIP() << "FP8: GivesVllmsFp8Numerics";
   const std::string name = GetParam();
   const std::string model_name = name.substr(0, 2);
   auto g = Gemma4Golden::Load(model_name, "f32");
@@ -187,7 +196,47 @@ TEST_P(CtGolden, GivesTransformersLogitsOfItsWeights) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Checkpoints, CtGolden, ::testing::Values("t1_w4a16", "t2_w4a16"));
+// FP8_DYNAMIC: the reference is vLLM's numerics in fp32 (make_ct_goldens.py): exact e4m3 · s
+// weights and every quantized Linear's input quantized per token to E4M3, which is what the kF8R
+// kernels compute, up to the order of fp32 sums (an activation that lands on an E4M3 rounding
+// boundary can move by one step).
+TEST_P(CtGolden, GivesVllmsFp8Numerics) {
+  if (!fp8()) GTEST_SKIP() << "int: GivesTransformersLogitsOfItsWeights";
+  const std::string name = GetParam();
+  const std::string model_name = name.substr(0, 2);
+  auto g = Gemma4Golden::Load(model_name, "f32");
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  const Reference ref = LoadReference(name);
+  auto opened = OpenWeightSource(Dir(name));  // the CLI's path: config.json decides
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  std::shared_ptr<const WeightSource> src(std::move(opened).value());
+  EXPECT_EQ(src->Info("model.layers.0.self_attn.q_proj.weight")->dtype, tensor::DType::kF8R);
+  EXPECT_EQ(src->Info("model.layers.0.self_attn.q_proj.weight_scale"), nullptr);
+  const ModelOptions f32{.compute_dtype = tensor::DType::kF32};
+  auto model = Model::Load(src, f32);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  const int64_t V = g->vocab_size();
+  for (const auto& p : g->prompts()) {
+    SCOPED_TRACE(p.name);
+    const auto want = ref.Get<float>(p.name + ".prefill_logits");
+    const int64_t T = static_cast<int64_t>(p.token_ids.size());
+    const std::vector<float> got = Prefill(**model, p.token_ids);
+    ASSERT_EQ(got.size(), want.size());
+    const auto s = testing::Compare(got.data(), want.data(), T, V);
+    auto f32_golden = g->Array(p.name + ".prefill_logits");
+    ASSERT_TRUE(f32_golden.ok());
+    const auto lossy = testing::Compare(got.data(), f32_golden->values.data(), T, V);
+    double top1 = 0.0;
+    const double kl = MeanKl(want, got, T, V, &top1);
+    std::printf("[ct] %s %s: FP8 kernels vs vLLM's numerics max abs %.2e mean abs %.2e, mean KL %.2e top-1 %.2f; vs "
+                "the unquantized model mean abs %.3f\n",
+                name.c_str(), p.name.c_str(), s.max_abs, s.mean_abs, kl, top1, lossy.mean_abs);
+    EXPECT_GT(lossy.mean_abs, 10 * s.mean_abs);  // far closer to the FP8 reference than to the originals
+    EXPECT_LE(kl, 1e-4);  // measured 5.5e-14 to 1.9e-6 (T1: a few activations flip an E4M3 step)
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Checkpoints, CtGolden, ::testing::Values("t1_w4a16", "t2_w4a16", "t1_fp8", "t2_fp8"));
 
 }  // namespace
 }  // namespace gemmad::model::gemma4

@@ -18,9 +18,10 @@ namespace {
 constexpr size_t kMaxMany = 4;
 
 // Runs rows [b, e) of matrix w (of `out` rows) into y (row stride out).
-void RunRows(const CpuKernelTable& k, const float* x, const int8_t* q, const float* d, int64_t n, int64_t in,
-             const TensorView& w, float* y, int64_t out, int64_t b, int64_t e) {
+void RunRows(const CpuKernelTable& k, const float* x, const int8_t* q, const float* d, const float* xf8,
+             const float* sf8, int64_t n, int64_t in, const TensorView& w, float* y, int64_t out, int64_t b, int64_t e) {
   switch (w.dtype) {
+    case tensor::DType::kF8R: k.linear_f8r(xf8, sf8, n, in, w.As<const uint8_t>(), b, e, y, out); break;
     case tensor::DType::kBF16: k.linear_bf16(x, n, in, w.As<const uint16_t>(), b, e, y, out); break;
     case tensor::DType::kF32: k.linear_f32(x, n, in, w.As<const float>(), b, e, y, out); break;
     case tensor::DType::kQ8R: k.linear_q8r(q, d, n, in, w.As<const uint8_t>(), out, b, e, y, out); break;
@@ -51,11 +52,12 @@ void LinearMany(const ExecContext& ctx, const TensorView& x, std::span<const Ten
   internal::CheckRank(x, 2, "Linear x");
   GEMMAD_CHECK(ws.size() == ys.size() && !ws.empty() && ws.size() <= kMaxMany, "LinearMany: {} weights, {} outputs",
                ws.size(), ys.size());
-  bool quantized = false;
+  bool quantized = false, fp8 = false;
   std::array<int64_t, kMaxMany + 1> first_row{};  // matrix m owns concatenated rows [first_row[m], first_row[m+1])
   for (size_t m = 0; m < ws.size(); ++m) {
     CheckPair(x, ws[m], ys[m]);
-    quantized = quantized || tensor::IsBlockQuantized(ws[m].dtype);
+    fp8 = fp8 || ws[m].dtype == tensor::DType::kF8R;
+    quantized = quantized || (tensor::IsBlockQuantized(ws[m].dtype) && ws[m].dtype != tensor::DType::kF8R);
     first_row[m + 1] = first_row[m] + ws[m].shape[0];
   }
   const int64_t n = x.shape[0], in = x.shape[1], total = first_row[ws.size()];
@@ -73,6 +75,16 @@ void LinearMany(const ExecContext& ctx, const TensorView& x, std::span<const Ten
     qp = q.data();
     dp = d.data();
   }
+  const float* xf8 = nullptr;
+  const float* sf8 = nullptr;
+  if (fp8) {  // FP8 weights meet per-token E4M3 activations (tensor/quant_blocks.h kF8R)
+    thread_local std::vector<float> xq, s;
+    if (xq.size() < static_cast<size_t>(n * in)) xq.resize(static_cast<size_t>(n * in));
+    if (s.size() < static_cast<size_t>(n)) s.resize(static_cast<size_t>(n));
+    QuantizeActsF8(xp, n, in, xq.data(), s.data());
+    xf8 = xq.data();
+    sf8 = s.data();
+  }
   // Chunks of at least ~64K multiply-adds so small projections stay on one thread; even row
   // counts, so a Q4_0 row pair (tensor/quant_blocks.h) is not split between two chunks.
   const int64_t min_rows = std::max<int64_t>(2, 65536 / std::max<int64_t>(1, in * n) + 1) & ~int64_t{1};
@@ -82,7 +94,7 @@ void LinearMany(const ExecContext& ctx, const TensorView& x, std::span<const Ten
     for (size_t m = 0; m < ws.size(); ++m) {
       const int64_t lo = std::max(b, first_row[m]), hi = std::min(e, first_row[m + 1]);
       if (lo >= hi) continue;
-      RunRows(k, xp, qp, dp, n, in, ws[m], ys[m].As<float>(), ws[m].shape[0], lo - first_row[m], hi - first_row[m]);
+      RunRows(k, xp, qp, dp, xf8, sf8, n, in, ws[m], ys[m].As<float>(), ws[m].shape[0], lo - first_row[m], hi - first_row[m]);
     }
   });
 }

@@ -362,6 +362,7 @@ const CpuKernelTable* Avx512CpuKernels() {
                                      .linear_ggml_q5_0 = vnni ? &LinearGgmlQ5_0Avx512Vnni : &LinearGgmlQ5_0Avx2,
                                      .linear_ggml_q4_k = vnni ? &LinearGgmlQ4_KAvx512Vnni : &LinearGgmlQ4_KAvx2,
                                      .linear_ggml_q6_k = vnni ? &LinearGgmlQ6_KAvx512Vnni : &LinearGgmlQ6_KAvx2,
+                                     .linear_f8r = &LinearF8RAvx512,
                                      .quantize_row_q8r = &QuantizeRowQ8RAvx2,
                                      .quantize_row_q4_0 = &QuantizeRowQ4_0Avx2,
                                      .gelu_tanh_mul = &GeluTanhMulAvx512,

@@ -158,6 +158,7 @@ const CpuKernelTable* NeonCpuKernels() {
                                      .linear_ggml_q5_0 = &LinearGgmlQ5_0Generic,
                                      .linear_ggml_q4_k = &LinearGgmlQ4_KGeneric,
                                      .linear_ggml_q6_k = &LinearGgmlQ6_KGeneric,
+                                     .linear_f8r = &LinearF8RGeneric,
                                      .quantize_row_q8r = &QuantizeRowQ8RGeneric,
                                      .quantize_row_q4_0 = &QuantizeRowQ4_0Generic,
                                      .gelu_tanh_mul = &GeluTanhMulNeon,

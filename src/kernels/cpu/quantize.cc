@@ -11,6 +11,7 @@
 #include "kernels/registry.h"
 #include "tensor/ggml_quants.h"
 #include "tensor/half.h"
+#include "tensor/fp8.h"
 #include "tensor/quant_blocks.h"
 
 namespace gemmad::kernels::cpu {
@@ -62,6 +63,13 @@ void DequantizeRow(const TensorView& matrix, int64_t r, float* out) {
   if (auto id = tensor::GgmlTypeId(matrix.dtype)) {
     const Status s = tensor::DequantizeGgmlRow(*id, p + static_cast<size_t>(r) * tensor::RowBytes(matrix.dtype, m), m, out);
     GEMMAD_CHECK(s.ok(), "DequantizeRow: {}", s.message());
+    return;
+  }
+  if (matrix.dtype == tensor::DType::kF8R) {
+    const uint8_t* row = p + static_cast<size_t>(r) * tensor::RowBytes(tensor::DType::kF8R, m);
+    float d;
+    std::memcpy(&d, row, sizeof(float));
+    for (int64_t i = 0; i < m; ++i) out[i] = d * tensor::E4M3ToFloat(row[sizeof(float) + static_cast<size_t>(i)]);
     return;
   }
   if (matrix.dtype == tensor::DType::kQ8R) {

@@ -49,6 +49,9 @@ void Linear(const ExecContext&, const TensorView& x, const TensorView& w, const 
     case DType::kBF16:
       reference::LinearBf16(x.As<const float>(), n, in, w.As<const uint16_t>(), out, y.As<float>());
       break;
+    case DType::kF8R:
+      reference::LinearF8R(x.As<const float>(), n, in, w.As<const uint8_t>(), out, y.As<float>());
+      break;
     default: {
       std::vector<int8_t> q(static_cast<size_t>(n * in));
       std::vector<float> d(static_cast<size_t>(n * in / 32));

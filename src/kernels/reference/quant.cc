@@ -7,6 +7,7 @@
 
 #include "base/check.h"
 #include "tensor/ggml_quants.h"
+#include "tensor/fp8.h"
 #include "tensor/half.h"
 
 namespace gemmad::kernels::reference {
@@ -103,6 +104,10 @@ std::vector<double> DequantizedRow(const uint8_t* w, tensor::DType dtype, int64_
 
 double Dequantized(const uint8_t* w, tensor::DType dtype, int64_t rows, int64_t in, int64_t o, int64_t i) {
   if (tensor::GgmlTypeId(dtype)) return DequantizedRow(w, dtype, rows, in, o)[static_cast<size_t>(i)];
+  if (dtype == tensor::DType::kF8R) {
+    const uint8_t* row = w + static_cast<size_t>(o) * tensor::RowBytes(dtype, in);
+    return static_cast<double>(ReadF32(row)) * tensor::E4M3ToFloat(row[4 + i]);
+  }
   if (dtype == tensor::DType::kQ8R) {
     const uint8_t* row = w + static_cast<size_t>(o) * tensor::RowBytes(dtype, in);
     return static_cast<double>(ReadF32(row)) * static_cast<int8_t>(row[4 + i]);
@@ -114,6 +119,23 @@ double Dequantized(const uint8_t* w, tensor::DType dtype, int64_t rows, int64_t 
   const int64_t j = i % kB;
   const int nib = j < 16 ? (w[qs + j] & 15) : (w[qs + j - 16] >> 4);
   return static_cast<double>(tensor::F16ToFloat(h)) * (nib - 8);
+}
+
+void LinearF8R(const float* x, int64_t n, int64_t in, const uint8_t* w, int64_t out, float* y) {
+  for (int64_t t = 0; t < n; ++t) {
+    const float* row = x + t * in;
+    float amax = 0.0f;
+    for (int64_t i = 0; i < in; ++i) amax = std::fmax(amax, std::fabs(row[i]));
+    const float s = std::fmax(amax / tensor::kE4M3Max, 1.0f / (tensor::kE4M3Max * 512.0f));
+    for (int64_t o = 0; o < out; ++o) {
+      const uint8_t* wr = w + static_cast<size_t>(o) * tensor::RowBytes(tensor::DType::kF8R, in);
+      double acc = 0.0;
+      for (int64_t i = 0; i < in; ++i) {
+        acc += static_cast<double>(tensor::RoundToE4M3(row[i] / s)) * tensor::E4M3ToFloat(wr[4 + i]);
+      }
+      y[t * out + o] = static_cast<float>(acc * ReadF32(wr) * s);
+    }
+  }
 }
 
 void LinearQuant(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, tensor::DType dtype,

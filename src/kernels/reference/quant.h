@@ -19,6 +19,9 @@ double Dequantized(const uint8_t* w, tensor::DType dtype, int64_t rows, int64_t 
 // Row o of a block-quantized matrix [rows, in], dequantized (the ggml types through the exact
 // tensor/ggml_quants.h dequantizers, which are themselves checked against gguf-py).
 std::vector<double> DequantizedRow(const uint8_t* w, tensor::DType dtype, int64_t rows, int64_t in, int64_t o);
+// FP8: y[n, out] for a kF8R matrix w [out, in]: each token quantized to E4M3 as vLLM does
+// (tensor/quant_blocks.h kF8R), then s · d · Σ e4m3(x/s) · e4m3(w) accumulated in double.
+void LinearF8R(const float* x, int64_t n, int64_t in, const uint8_t* w, int64_t out, float* y);
 // y[n, out] = Σ_i (d[t, i/32] · q[t, i]) · w_deq[o, i], accumulated in double.
 void LinearQuant(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, tensor::DType dtype,
                  int64_t out, float* y);

@@ -153,8 +153,8 @@ Status WriteTensors(const std::string& dir, const Config& c, const RandomCheckpo
     writer.SetMetadata("format", "pt");
     for (const WeightSpec* w : shards[s]) {
       std::string full = w->top_level ? w->name : prefix + w->name;
-      if (o.ct_w4a16 && CtW4A16Packs(*w)) {
-        for (io::TensorToWrite& t : CtW4A16Tensors(full, *w, o.seed)) {
+      if (CtQuantizes(o.ct_format, *w)) {
+        for (io::TensorToWrite& t : CtTensors(o.ct_format, full, *w, o.seed)) {
           weight_map[t.name] = io::ShardFileName(s + 1, o.num_shards);
           writer.Add(std::move(t));
         }
@@ -209,8 +209,8 @@ ValueRecipe RecipeFor(const std::string& name, const std::vector<int64_t>& shape
 uint64_t CheckpointDataBytes(const Config& config, const RandomCheckpointOptions& options) {
   uint64_t n = 0;
   for (const auto& w : SpecToWrite(config, options)) {
-    n += options.ct_w4a16 && CtW4A16Packs(w) ? CtW4A16Bytes(w)
-                                              : static_cast<uint64_t>(w.num_elements()) * tensor::DTypeSize(options.dtype);
+    n += CtQuantizes(options.ct_format, w) ? CtBytes(options.ct_format, w)
+                                           : static_cast<uint64_t>(w.num_elements()) * tensor::DTypeSize(options.dtype);
   }
   return n;
 }
@@ -230,13 +230,13 @@ Status WriteRandomCheckpoint(const std::string& out_dir, const Config& config, c
   GEMMAD_RETURN_IF_ERROR(RemoveOldCheckpointFiles(out_dir));
   ConfigLayout layout = o.multimodal ? ConfigLayout::kMultimodal : ConfigLayout::kTextOnly;
   std::string config_json = ConfigToJson(config, layout, TorchDtype(o.dtype));
-  if (o.ct_w4a16) {
+  if (o.ct_format != CtWeightFormat::kDense) {
     std::vector<std::string> dense;
     const std::string prefix(o.multimodal ? kMultimodalPrefix : kTextOnlyPrefix);
     for (const WeightSpec& w : SpecToWrite(config, o)) {
-      if (IsTextLinear(w) && !CtW4A16Packs(w)) dense.push_back(prefix + w.name.substr(0, w.name.size() - 7));
+      if (IsTextLinear(w) && !CtQuantizes(o.ct_format, w)) dense.push_back(prefix + w.name.substr(0, w.name.size() - 7));
     }
-    config_json = AddCtW4A16QuantizationConfig(config_json, dense);
+    config_json = AddCtQuantizationConfig(o.ct_format, config_json, dense);
   }
   GEMMAD_RETURN_IF_ERROR(WriteStringToFile(JoinPath(out_dir, "config.json"), config_json));
   GEMMAD_RETURN_IF_ERROR(WriteStringToFile(JoinPath(out_dir, "generation_config.json"),

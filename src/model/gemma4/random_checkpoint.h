@@ -17,6 +17,7 @@
 #include "base/result.h"
 #include "model/gemma4/config.h"
 #include "model/gemma4/config_writer.h"
+#include "model/gemma4/random_ct_tensors.h"
 #include "tensor/dtype.h"
 
 namespace gemmad::model::gemma4 {
@@ -30,8 +31,9 @@ struct RandomCheckpointOptions {
   bool unused_kv_tensors = false; // also write KV-shared layers' unused k/v/k_norm
   bool show_progress = false;     // byte progress bar on stderr
   std::string tokenizer_dir;      // if set, copy tokenizer.json and tokenizer_config.json from it
-  bool ct_w4a16 = false;          // the text Linears as compressed-tensors int4 groups of 32
-                                  // (model/gemma4/random_ct_tensors.h), the rest in `dtype`
+  // The text Linears as compressed-tensors int4 groups of 32 or FP8 per channel
+  // (model/gemma4/random_ct_tensors.h), the rest in `dtype`.
+  CtWeightFormat ct_format = CtWeightFormat::kDense;
   GenerationDefaults generation;
 };
 

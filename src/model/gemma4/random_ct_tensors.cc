@@ -8,6 +8,7 @@
 
 #include "model/gemma4/random_values.h"
 #include "tensor/ct_pack.h"
+#include "tensor/fp8.h"
 #include "tensor/half.h"
 
 namespace gemmad::model::gemma4 {
@@ -55,7 +56,10 @@ io::TensorFill RowFill(const WeightSpec& w, uint64_t seed, Emit emit) {
 
 }  // namespace
 
-bool CtW4A16Packs(const WeightSpec& w) { return IsTextLinear(w) && w.shape[1] % kGroup == 0; }
+bool CtQuantizes(CtWeightFormat f, const WeightSpec& w) {
+  if (f == CtWeightFormat::kDense || !IsTextLinear(w)) return false;
+  return f == CtWeightFormat::kFp8Dynamic || w.shape[1] % kGroup == 0;
+}
 
 bool IsTextLinear(const WeightSpec& w) {
   if (w.shape.size() != 2 || w.top_level) return false;
@@ -68,7 +72,53 @@ bool IsTextLinear(const WeightSpec& w) {
   return false;
 }
 
-std::vector<io::TensorToWrite> CtW4A16Tensors(const std::string& full, const WeightSpec& w, uint64_t seed) {
+namespace {
+
+// FP8 rows: {E4M3 bytes} and their bf16 scale, from the dense checkpoint's bf16 values.
+template <typename Emit>
+io::TensorFill Fp8Fill(const WeightSpec& w, uint64_t seed, Emit emit) {
+  return [name = w.name, shape = w.shape, seed, emit](io::ByteSink& sink) -> Status {
+    RandomValueStream values(name, shape, seed);
+    const int64_t rows = shape[0], k = shape[1];
+    std::vector<float> x(static_cast<size_t>(k));
+    std::vector<uint8_t> q(static_cast<size_t>(k));
+    std::string buf;
+    for (int64_t r = 0; r < rows; ++r) {
+      values.Next(k, x.data());
+      float amax = 0.0f;
+      for (float& v : x) {
+        v = tensor::RoundToBf16(v);
+        amax = std::max(amax, std::abs(v));
+      }
+      const float scale = tensor::RoundToBf16(amax > 0.0f ? amax / tensor::kE4M3Max : 0x1.0p-7f);
+      for (int64_t i = 0; i < k; ++i) q[static_cast<size_t>(i)] = tensor::FloatToE4M3(x[static_cast<size_t>(i)] / scale);
+      emit(q, tensor::FloatToBf16(scale), &buf);
+      if (buf.size() >= (size_t{1} << 20) || r + 1 == rows) {
+        GEMMAD_RETURN_IF_ERROR(sink.Write(buf));
+        buf.clear();
+      }
+    }
+    return OkStatus();
+  };
+}
+
+std::vector<io::TensorToWrite> Fp8Tensors(const std::string& full, const WeightSpec& w, uint64_t seed) {
+  const std::string module = full.substr(0, full.size() - std::string_view(".weight").size());
+  std::vector<io::TensorToWrite> out;
+  out.push_back({full, "F8_E4M3", w.shape, Fp8Fill(w, seed, [](const std::vector<uint8_t>& q, uint16_t, std::string* buf) {
+                   buf->append(reinterpret_cast<const char*>(q.data()), q.size());
+                 })});
+  out.push_back({module + ".weight_scale", "BF16", {w.shape[0], 1},
+                 Fp8Fill(w, seed, [](const std::vector<uint8_t>&, uint16_t s, std::string* buf) {
+                   buf->append(reinterpret_cast<const char*>(&s), 2);
+                 })});
+  return out;
+}
+
+}  // namespace
+
+std::vector<io::TensorToWrite> CtTensors(CtWeightFormat f, const std::string& full, const WeightSpec& w, uint64_t seed) {
+  if (f == CtWeightFormat::kFp8Dynamic) return Fp8Tensors(full, w, seed);
   const std::string module = full.substr(0, full.size() - std::string_view(".weight").size());
   const int64_t rows = w.shape[0], k = w.shape[1];
   std::vector<io::TensorToWrite> out;
@@ -89,22 +139,35 @@ std::vector<io::TensorToWrite> CtW4A16Tensors(const std::string& full, const Wei
   return out;
 }
 
-uint64_t CtW4A16Bytes(const WeightSpec& w) {
+uint64_t CtBytes(CtWeightFormat f, const WeightSpec& w) {
   const auto rows = static_cast<uint64_t>(w.shape[0]), k = static_cast<uint64_t>(w.shape[1]);
+  if (f == CtWeightFormat::kFp8Dynamic) return rows * k + rows * 2;
   return rows * k / 2 + rows * (k / kGroup) * 2 + 16;
 }
 
-std::string AddCtW4A16QuantizationConfig(const std::string& config_json, const std::vector<std::string>& dense_linears) {
+std::string AddCtQuantizationConfig(CtWeightFormat f, const std::string& config_json,
+                                    const std::vector<std::string>& dense_linears) {
   auto j = nlohmann::ordered_json::parse(config_json);
-  nlohmann::ordered_json weights = {{"num_bits", 4},        {"type", "int"},     {"symmetric", true},
-                                    {"strategy", "group"}, {"group_size", 32}, {"dynamic", false},
-                                    {"actorder", nullptr}, {"observer", "minmax"}};
+  const bool fp8 = f == CtWeightFormat::kFp8Dynamic;
+  nlohmann::ordered_json weights = {{"num_bits", fp8 ? 8 : 4},
+                                    {"type", fp8 ? "float" : "int"},
+                                    {"symmetric", true},
+                                    {"strategy", fp8 ? "channel" : "group"},
+                                    {"group_size", fp8 ? nlohmann::ordered_json() : nlohmann::ordered_json(32)},
+                                    {"dynamic", false},
+                                    {"actorder", nullptr},
+                                    {"observer", "minmax"}};
+  nlohmann::ordered_json inputs;  // null for W4A16
+  if (fp8) {
+    inputs = {{"num_bits", 8}, {"type", "float"}, {"symmetric", true}, {"strategy", "token"}, {"dynamic", true}};
+  }
+  const char* format = fp8 ? "float-quantized" : "pack-quantized";
   j["quantization_config"] = {
       {"config_groups",
        {{"group_0",
-         {{"targets", {"Linear"}}, {"weights", weights}, {"input_activations", nullptr}, {"output_activations", nullptr},
-          {"format", "pack-quantized"}}}}},
-      {"format", "pack-quantized"},
+         {{"targets", {"Linear"}}, {"weights", weights}, {"input_activations", inputs}, {"output_activations", nullptr},
+          {"format", format}}}}},
+      {"format", format},
       {"ignore", {"lm_head", "re:.*router.*", "re:.*vision_tower.*", "re:.*audio_tower.*", "re:.*embed_vision.*",
                   "re:.*embed_audio.*"}},
       {"kv_cache_scheme", nullptr},

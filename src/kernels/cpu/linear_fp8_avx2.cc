@@ -1,0 +1,77 @@
+// FP8 Linear, AVX2 (kernels/registry.h LinearF8Fn): the AVX-512 kernel's widening (the 7 magnitude
+// bits into an fp32 exponent/mantissa scaled by 2^120, the sign to bit 31; NaN codes read as ±480)
+// 8 bytes at a time, up to 4 tokens per pass over a row; a scalar tail for rows that are not a
+// multiple of 8 long.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/registry.h"
+#include "tensor/dtype.h"
+#include "tensor/fp8.h"
+
+namespace gemmad::kernels {
+namespace {
+
+constexpr int kTile = 4;
+
+inline __m256 Decode8(const uint8_t* p) {
+  int64_t raw;
+  std::memcpy(&raw, p, 8);
+  const __m256i u = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(raw));
+  const __m256i mag = _mm256_slli_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7F)), 20);
+  const __m256 f = _mm256_mul_ps(_mm256_castsi256_ps(mag), _mm256_set1_ps(0x1p120f));
+  const __m256i sign = _mm256_slli_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x80)), 24);
+  return _mm256_castsi256_ps(_mm256_or_si256(_mm256_castps_si256(f), sign));
+}
+
+inline float Sum8(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+template <int T>
+void RowTile(const float* xq, int64_t in, const uint8_t* q, float* acc_out) {
+  __m256 acc[T];
+  for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 8 <= in; i += 8) {
+    const __m256 wv = Decode8(q + i);
+    for (int t = 0; t < T; ++t) acc[t] = _mm256_fmadd_ps(_mm256_loadu_ps(xq + t * in + i), wv, acc[t]);
+  }
+  for (int t = 0; t < T; ++t) {
+    float a = Sum8(acc[t]);
+    for (int64_t j = i; j < in; ++j) a += xq[t * in + j] * tensor::E4M3ToFloat(q[j]);
+    acc_out[t] = a;
+  }
+}
+
+}  // namespace
+
+void LinearF8RAvx2(const float* xq, const float* s, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
+                   int64_t o_end, float* y, int64_t ldy) {
+  const size_t stride = tensor::RowBytes(tensor::DType::kF8R, in);
+  for (int64_t o = o_begin; o < o_end; ++o) {
+    const uint8_t* row = w + static_cast<size_t>(o) * stride;
+    float d;
+    std::memcpy(&d, row, sizeof(float));
+    const uint8_t* q = row + sizeof(float);
+    float acc[kTile];
+    for (int64_t t0 = 0; t0 < n; t0 += kTile) {
+      const int64_t m = std::min<int64_t>(kTile, n - t0);
+      const float* x = xq + t0 * in;
+      switch (m) {
+        case 4: RowTile<4>(x, in, q, acc); break;
+        case 3: RowTile<3>(x, in, q, acc); break;
+        case 2: RowTile<2>(x, in, q, acc); break;
+        default: RowTile<1>(x, in, q, acc); break;
+      }
+      for (int64_t t = 0; t < m; ++t) y[(t0 + t) * ldy + o] = acc[t] * d * s[t0 + t];
+    }
+  }
+}
+
+}  // namespace gemmad::kernels

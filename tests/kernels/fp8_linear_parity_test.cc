@@ -1,0 +1,145 @@
+// Parity of the FP8 Linear (kF8R weights, tensor/quant_blocks.h) with its scalar reference, for
+// every CPU kernel table: odd row lengths (masked and scalar tails), misaligned buffers, subnormal
+// and extreme codes, batch and row-range invariance, and the Linear op end to end (per-token E4M3
+// activations included) on the CPU and the reference backend.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "kernels/backend.h"
+#include "kernels/ops.h"
+#include "kernels/reference/quant.h"
+#include "parity_util.h"
+#include "tensor/fp8.h"
+
+namespace gemmad::kernels {
+namespace {
+
+using tensor::DType;
+
+// A kF8R matrix with random non-NaN codes (every 7th row all subnormal or ±448) and row scales,
+// one byte past an aligned allocation.
+testing::Misaligned<uint8_t> RandomF8R(Rng& rng, int64_t out, int64_t in) {
+  const size_t stride = tensor::RowBytes(DType::kF8R, in);
+  testing::Misaligned<uint8_t> w(static_cast<int64_t>(stride) * out);
+  for (int64_t o = 0; o < out; ++o) {
+    uint8_t* row = w.data() + static_cast<size_t>(o) * stride;
+    const float d = 1e-3f * static_cast<float>(1 + rng.Next() % 100);
+    std::memcpy(row, &d, 4);
+    for (int64_t i = 0; i < in; ++i) {
+      uint8_t c = static_cast<uint8_t>(rng.Next());
+      if (o % 7 == 3) c = static_cast<uint8_t>((c & 0x87));  // exponent 0: subnormals
+      if (o % 7 == 5) c = static_cast<uint8_t>((c & 0x80) | 0x7E);  // ±448
+      if ((c & 0x7F) == 0x7F) c ^= 1;  // no NaN codes
+      row[4 + i] = c;
+    }
+  }
+  return w;
+}
+
+TEST(Fp8Parity, QuantizeActsMatchesTheDefinition) {
+  Rng rng(11);
+  for (int64_t n : {1, 3}) {
+    for (int64_t in : {1, 17, 64}) {
+      auto x = testing::RandomFloats(rng, n * in, 3.0);
+      std::vector<float> xq(static_cast<size_t>(n * in)), s(static_cast<size_t>(n));
+      QuantizeActsF8(x.data(), n, in, xq.data(), s.data());
+      for (int64_t t = 0; t < n; ++t) {
+        float amax = 0.0f;
+        for (int64_t i = 0; i < in; ++i) amax = std::fmax(amax, std::fabs(x[t * in + i]));
+        ASSERT_EQ(s[t], std::fmax(amax / 448.0f, 1.0f / (448.0f * 512.0f)));
+        for (int64_t i = 0; i < in; ++i) {
+          ASSERT_EQ(xq[t * in + i], tensor::RoundToE4M3(x[t * in + i] / s[t]));
+          ASSERT_LE(std::fabs(xq[t * in + i]), 448.0f);
+        }
+      }
+    }
+  }
+  std::vector<float> zeros(8, 0.0f), xq(8), s(1);
+  QuantizeActsF8(zeros.data(), 1, 8, xq.data(), s.data());  // an all-zero token: the floor, zeros
+  EXPECT_EQ(s[0], 1.0f / (448.0f * 512.0f));
+  for (float v : xq) EXPECT_EQ(v, 0.0f);
+}
+
+TEST(Fp8Parity, LinearOddSizesMisaligned) {
+  Rng rng(12);
+  for (int64_t in : {1, 7, 8, 15, 16, 17, 33, 100, 256}) {
+    for (int64_t out : {1, 3, 8, 17}) {
+      const auto w = RandomF8R(rng, out, in);
+      for (int64_t n : {1, 2, 3, 4, 5, 9}) {
+        auto x = testing::RandomFloats(rng, n * in, 2.0);
+        std::vector<float> want(static_cast<size_t>(n * out)), got(want.size());
+        reference::LinearF8R(x.data(), n, in, w.data(), out, want.data());
+        testing::Misaligned<float> xq(n * in);
+        std::vector<float> s(static_cast<size_t>(n));
+        QuantizeActsF8(x.data(), n, in, xq.data(), s.data());
+        // The magnitude each output sums (for the fp32-order tolerance).
+        std::vector<double> mag(want.size(), 0.0);
+        for (int64_t t = 0; t < n; ++t) {
+          for (int64_t o = 0; o < out; ++o) {
+            for (int64_t i = 0; i < in; ++i) {
+              mag[t * out + o] += std::fabs(xq[t * in + i] * reference::Dequantized(w.data(), DType::kF8R, out, in, o, i));
+            }
+            mag[t * out + o] *= s[t];
+          }
+        }
+        testing::ForEachKernelTable([&](const CpuKernelTable& t) {
+          t.linear_f8r(xq.data(), s.data(), n, in, w.data(), 0, out, got.data(), out);
+          for (int64_t i = 0; i < n * out; ++i) {
+            ASSERT_NEAR(got[i], want[i], 2e-6 * mag[i] + 1e-30) << t.name << " in=" << in << " out=" << out << " n=" << n;
+          }
+        });
+      }
+    }
+  }
+}
+
+TEST(Fp8Parity, LinearIsBatchAndRangeInvariant) {
+  Rng rng(13);
+  const int64_t in = 100, out = 21;
+  const auto w = RandomF8R(rng, out, in);
+  testing::ForEachKernelTable([&](const CpuKernelTable& t) {
+    for (int64_t n : {2, 4, 5, 9}) {
+      auto x = testing::RandomFloats(rng, n * in, 2.0);
+      std::vector<float> xq(static_cast<size_t>(n * in)), s(static_cast<size_t>(n));
+      QuantizeActsF8(x.data(), n, in, xq.data(), s.data());
+      std::vector<float> batched(static_cast<size_t>(n * out)), alone(static_cast<size_t>(out));
+      t.linear_f8r(xq.data(), s.data(), n, in, w.data(), 0, out, batched.data(), out);
+      for (int64_t k = 0; k < n; ++k) {
+        t.linear_f8r(xq.data() + k * in, s.data() + k, 1, in, w.data(), 0, out, alone.data(), out);
+        for (int64_t o = 0; o < out; ++o) ASSERT_EQ(batched[k * out + o], alone[o]) << t.name << " n=" << n;
+      }
+      std::vector<float> part(static_cast<size_t>(n * out), -1.0f);
+      t.linear_f8r(xq.data(), s.data(), n, in, w.data(), 3, 17, part.data(), out);
+      for (int64_t k = 0; k < n; ++k) {
+        for (int64_t o = 0; o < out; ++o) {
+          ASSERT_EQ(part[k * out + o], (o >= 3 && o < 17) ? batched[k * out + o] : -1.0f) << t.name;
+        }
+      }
+    }
+  });
+}
+
+TEST(Fp8Parity, LinearOpOnBothBackends) {
+  Rng rng(14);
+  const int64_t n = 5, in = 72, out = 19;
+  auto w = RandomF8R(rng, out, in);
+  auto x = testing::RandomFloats(rng, n * in, 2.0);
+  std::vector<float> want(static_cast<size_t>(n * out)), got(want.size()), ref(want.size());
+  reference::LinearF8R(x.data(), n, in, w.data(), out, want.data());
+  tensor::TensorView xv{x.data(), DType::kF32, tensor::Shape{n, in}};
+  tensor::TensorView wv{w.data(), DType::kF8R, tensor::Shape{out, in}};
+  tensor::TensorView yv{got.data(), DType::kF32, tensor::Shape{n, out}};
+  Linear({}, xv, wv, yv);
+  tensor::TensorView rv{ref.data(), DType::kF32, tensor::Shape{n, out}};
+  Linear({nullptr, FindBackend("reference")}, xv, wv, rv);
+  for (int64_t i = 0; i < n * out; ++i) {
+    EXPECT_NEAR(got[i], want[i], 1e-4 * (std::fabs(want[i]) + 1.0)) << i;
+    EXPECT_EQ(ref[i], want[i]) << i;
+  }
+}
+
+}  // namespace
+}  // namespace gemmad::kernels
