@@ -108,8 +108,9 @@ Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
   for (const auto& g : plan.groups) blocks.push_back(g.num_blocks);
   kv::KvCacheConfig kv = runner::KvConfigForSpec(spec, blocks, o.enable_prefix_caching);
   for (const auto& g : kv.groups) {
-    GEMMAD_LOG_INFO("KV group {}: {} blocks of {} tokens ({:.1f} MiB)", g.name, g.num_blocks - 1, o.block_size,
-                    static_cast<double>(g.num_blocks * g.bytes_per_block) / (1024.0 * 1024.0));
+    GEMMAD_LOG_INFO("KV group {}: {} blocks of {} tokens ({:.1f} MiB, {})", g.name, g.num_blocks - 1, o.block_size,
+                    static_cast<double>(g.num_blocks * g.bytes_per_block) / (1024.0 * 1024.0),
+                    tensor::DTypeName(spec.groups.front().dtype));
   }
 
   const auto& stream = kernels::AppliedStreamChoice();

@@ -21,8 +21,12 @@ constexpr FlagSpec kFlags[] = {
     {"kv-cache-memory-bytes", kTokenCount, "(env VLLM_CPU_KVCACHE_SPACE GiB, else 4 GiB)",
      "KV cache budget in bytes (e.g. 8G).", kYes, {}, {},
      "unit ServeOptionsTest, e2e test_preemption_under_tight_kv"},
-    {"kv-cache-dtype", kString, "auto", "KV cache dtype.", kNotYet,
-     "auto|float16|bfloat16|fp8|fp8_e4m3|fp8_e5m2|fp8_inc|fp8_ds_mla"},
+    {"kv-cache-dtype", kString, "auto",
+     "KV cache dtype. auto: the compute dtype (--dtype); fp8/fp8_e4m3: FP8 E4M3 with a scale of 1.0 (vLLM's "
+     "default without checkpoint scales), half the bytes of bfloat16; float16: bfloat16, with a warning (no f16 KV "
+     "path on the CPU); fp8_e5m2, fp8_inc, fp8_ds_mla: refused (not on the CPU backend).",
+     kYes, "auto|float16|bfloat16|fp8|fp8_e4m3|fp8_e5m2|fp8_inc|fp8_ds_mla", {},
+     "unit ServeOptionsTest, golden KvFp8, e2e test_kv_cache_fp8"},
     {"gpu-memory-utilization", kFloat, "0.92", "GPU only (gemmad has no GPU backend; the CPU KV budget is --kv-cache-memory-bytes): fraction of GPU memory for weights and KV.",
      kNotYet, {}, {}, "e2e test_seeds"},
     {"swap-space", kFloat, "4", "GPU only (no GPU backend): CPU swap space per GPU in GiB.", kNotYet},

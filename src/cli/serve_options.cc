@@ -206,6 +206,17 @@ Status FillModelAndEngine(const ParsedFlags& f, EnvLookup env, ServeOptions& o) 
     GEMMAD_LOG_WARNING("--dtype {}: the CPU backend has no float16 KV cache; using bfloat16 instead", o.dtype);
     o.compute_dtype = tensor::DType::kBF16;
   }
+  if (const std::string kv = f.GetString("kv-cache-dtype"); kv == "fp8" || kv == "fp8_e4m3") {
+    o.kv_cache_dtype = tensor::DType::kF8E4M3;
+  } else if (kv == "bfloat16") {
+    o.kv_cache_dtype = tensor::DType::kBF16;
+  } else if (kv == "float16") {
+    GEMMAD_LOG_WARNING("--kv-cache-dtype float16: the CPU backend has no float16 KV cache; using bfloat16 instead");
+    o.kv_cache_dtype = tensor::DType::kBF16;
+  } else if (kv != "auto") {
+    return InvalidArgumentError(fmt::format(
+        "--kv-cache-dtype {}: not supported on the CPU backend (auto, bfloat16, float16, fp8, fp8_e4m3)", kv));
+  }
   if (!f.IsNull("quantization") && f.GetString("quantization") == "compressed-tensors") {
     o.checkpoint_quantization = "compressed-tensors";  // the checkpoint's own (vLLM's method name)
   } else if (!f.IsNull("quantization")) {

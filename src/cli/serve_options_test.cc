@@ -180,5 +180,19 @@ TEST(ServeOptionsTest, SslRefreshAndH11Limits) {
   EXPECT_FALSE(Build({"m", "--h11-max-header-count", "0"}).ok());
 }
 
+TEST(ServeOptionsTest, KvCacheDtype) {
+  EXPECT_FALSE(Build({"m"})->kv_cache_dtype.has_value());  // auto: the compute dtype
+  EXPECT_EQ(*Build({"m", "--kv-cache-dtype", "fp8"})->kv_cache_dtype, tensor::DType::kF8E4M3);
+  EXPECT_EQ(*Build({"m", "--kv-cache-dtype", "fp8_e4m3"})->kv_cache_dtype, tensor::DType::kF8E4M3);
+  EXPECT_EQ(*Build({"m", "--kv-cache-dtype", "bfloat16"})->kv_cache_dtype, tensor::DType::kBF16);
+  EXPECT_EQ(*Build({"m", "--kv-cache-dtype", "float16"})->kv_cache_dtype, tensor::DType::kBF16);  // with a warning
+  auto e5m2 = Build({"m", "--kv-cache-dtype", "fp8_e5m2"});
+  ASSERT_FALSE(e5m2.ok());
+  EXPECT_NE(e5m2.status().message().find("not supported on the CPU backend"), std::string::npos);
+  auto bad = Build({"m", "--kv-cache-dtype", "int4"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("invalid choice: 'int4'"), std::string::npos) << bad.status().message();
+}
+
 }  // namespace
 }  // namespace gemmad::cli

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "base/check.h"
+#include "tensor/fp8.h"
 #include "tensor/half.h"
 #include "tensor/tensor_view.h"
 
@@ -20,6 +21,14 @@ inline void CheckWeightDType(const tensor::TensorView& v, const char* what) {
   GEMMAD_CHECK(v.data != nullptr, "{}: null data", what);
   GEMMAD_CHECK(v.dtype == tensor::DType::kF32 || v.dtype == tensor::DType::kBF16,
                "{}: dtype {} (want F32 or BF16)", what, tensor::DTypeName(v.dtype));
+}
+
+// A paged KV cache: F32, BF16, or FP8 E4M3 (--kv-cache-dtype fp8: stored e4m3(x), read back as its
+// value; vLLM's per-tensor scale of 1.0 when the checkpoint brings none).
+inline void CheckCacheDType(const tensor::TensorView& v, const char* what) {
+  GEMMAD_CHECK(v.data != nullptr, "{}: null data", what);
+  GEMMAD_CHECK(v.dtype == tensor::DType::kF32 || v.dtype == tensor::DType::kBF16 || v.dtype == tensor::DType::kF8E4M3,
+               "{}: dtype {} (want F32, BF16 or F8_E4M3)", what, tensor::DTypeName(v.dtype));
 }
 
 // A weight the quantized kernels can also read (Linear, EmbeddingGather, MoE experts).
@@ -47,6 +56,7 @@ inline void CheckCopyable(const tensor::TensorView& src, const tensor::TensorVie
 // Element i of an f32 or bf16 buffer as float.
 inline float LoadAsFloat(const void* data, tensor::DType dtype, int64_t i) {
   if (dtype == tensor::DType::kBF16) return tensor::Bf16ToFloat(static_cast<const uint16_t*>(data)[i]);
+  if (dtype == tensor::DType::kF8E4M3) return tensor::E4M3ToFloat(static_cast<const uint8_t*>(data)[i]);
   return static_cast<const float*>(data)[i];
 }
 

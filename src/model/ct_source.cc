@@ -60,6 +60,11 @@ class CtSource final : public WeightSource {
     auto parsed = ParseCtConfig(qc);
     if (!parsed.ok()) return parsed.status().WithPrefix(s->base_->config_label());
     s->config_ = std::move(parsed).value();
+    if (s->config_.kv_cache_scheme) {
+      return UnimplementedError(fmt::format("{}: quantization_config.kv_cache_scheme ({}: per-layer FP8 KV scales) is not "
+                                            "supported yet; --kv-cache-dtype fp8 runs with a scale of 1.0",
+                                            s->base_->config_label(), s->config_.kv_cache_scheme->ToString()));
+    }
     GEMMAD_RETURN_IF_ERROR(s->Plan(options));
     GEMMAD_RETURN_IF_ERROR(s->Fill());
     return std::unique_ptr<WeightSource>(std::move(s));

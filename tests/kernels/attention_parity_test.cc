@@ -13,6 +13,7 @@
 #include "kernels/reference/attention.h"
 #include "kernels/thread_pool.h"
 #include "parity_util.h"
+#include "tensor/fp8.h"
 
 namespace gemmad::kernels {
 namespace {
@@ -78,6 +79,9 @@ void RunCase(const ExecContext& ctx, DType cache_dtype, int64_t window, int64_t 
     if (cache_dtype == DType::kBF16) {
       for (auto& x : k) x = tensor::RoundToBf16(x);
       for (auto& x : v) x = tensor::RoundToBf16(x);
+    } else if (cache_dtype == DType::kF8E4M3) {  // --kv-cache-dtype fp8
+      for (auto& x : k) x = tensor::RoundToE4M3(x);
+      for (auto& x : v) x = tensor::RoundToE4M3(x);
     }
     // Cached keys (those whose block is present) are written now, one slot per key.
     std::vector<int64_t> slots(static_cast<size_t>(t_all));
@@ -148,7 +152,7 @@ TEST(KernelParity, PagedAttentionFullAndSliding) {
   ThreadPool pool(2);
   const std::vector<SeqSpec> batch = {{0, 13}, {21, 1}, {6, 5}, {40, 3}};
   for (ExecContext ctx : {ExecContext{}, ExecContext{&pool}}) {
-    for (DType dt : {DType::kF32, DType::kBF16}) {
+    for (DType dt : {DType::kF32, DType::kBF16, DType::kF8E4M3}) {
       for (int64_t window : {0, 1, 4, 7}) {
         for (int64_t block_size : {1, 4, 16}) {
           SCOPED_TRACE(::testing::Message() << "window " << window << " block " << block_size);
@@ -168,7 +172,7 @@ TEST(KernelParity, PagedAttentionLongSequencesEveryTable) {
   ThreadPool pool(2);
   const std::vector<SeqSpec> batch = {{0, 150}, {100, 1}, {70, 9}, {0, 1}, {129, 6}};
   testing::ForEachKernelTable([&](const CpuKernelTable&) {
-    for (DType dt : {DType::kF32, DType::kBF16}) {
+    for (DType dt : {DType::kF32, DType::kBF16, DType::kF8E4M3}) {
       for (int64_t window : {0, 5, 64, 100}) {
         SCOPED_TRACE(::testing::Message() << "window " << window);
         RunCase(ExecContext{&pool}, dt, window, 16, 8, 1, 40, batch, 40 + window);
@@ -199,7 +203,7 @@ TEST(KernelParity, PagedAttentionBidirectionalSpans) {
                                       {7, 9, {{12, 16}}},
                                       {0, 5}};
   for (ExecContext ctx : {ExecContext{}, ExecContext{&pool}}) {
-    for (DType dt : {DType::kF32, DType::kBF16}) {
+    for (DType dt : {DType::kF32, DType::kBF16, DType::kF8E4M3}) {
       for (int64_t window : {0, 3, 8, 100}) {
         for (int64_t block_size : {4, 16}) {
           SCOPED_TRACE(::testing::Message() << "window " << window << " block " << block_size);

@@ -135,7 +135,7 @@ TEST_F(ReferenceBackendParity, EmbeddingGatherEveryTableDtype) {
 
 TEST_F(ReferenceBackendParity, KvCacheWriteAndPagedAttention) {
   const int64_t bs = 4, blocks = 6, nkv = 2, nH = 4, d = 8;
-  for (DType cache_dt : {DType::kF32, DType::kBF16}) {
+  for (DType cache_dt : {DType::kF32, DType::kBF16, DType::kF8E4M3}) {
     SCOPED_TRACE(std::string(tensor::DTypeName(cache_dt)));
     // Two sequences: 9 keys (3 new rows) and 5 keys (1 new row), on shuffled blocks; the first
     // sequence's first block freed below a sliding window of 3.

@@ -32,12 +32,23 @@ constexpr float kUnderflow = 80.0f;
 inline float ExpOrZero(float x) { return x < -kUnderflow ? 0.0f : std::exp(x); }
 
 void CheckCache(const TensorView& c, const char* what) {
-  internal::CheckWeightDType(c, what);
+  internal::CheckCacheDType(c, what);
   internal::CheckRank(c, 4, what);
 }
 
 inline float Widen(float v) { return v; }
 inline float Widen(uint16_t v) { return tensor::Bf16ToFloat(v); }
+// FP8 E4M3 cache entries through a table of the 256 values.
+struct E4M3Table {
+  float v[256];
+  E4M3Table() {
+    for (int c = 0; c < 256; ++c) v[c] = tensor::E4M3ToFloat(static_cast<uint8_t>(c));
+  }
+};
+inline float Widen(uint8_t c) {
+  static const E4M3Table table;
+  return table.v[c];
+}
 
 // Per-thread buffers of one task; they only grow (no allocation in a steady-state step).
 struct TaskScratch {
@@ -169,14 +180,21 @@ void KvCacheWrite(const ExecContext& ctx, const TensorView& k, const TensorView&
   GEMMAD_CHECK(k.NumElements() == n * row && v.NumElements() == n * row, "KvCacheWrite: k {} v {} for {} slots of {}",
                k.shape.ToString(), v.shape.ToString(), n, row);
   const int64_t* sl = slots.As<const int64_t>();
-  const bool bf16 = k_cache.dtype == tensor::DType::kBF16;
+  const bool bf16 = k_cache.dtype == tensor::DType::kBF16, fp8 = k_cache.dtype == tensor::DType::kF8E4M3;
   ParallelFor(ctx, n, 16, [&](int64_t b, int64_t e) {
     for (int64_t t = b; t < e; ++t) {
       if (sl[t] < 0) continue;
       GEMMAD_CHECK(sl[t] < num_slots, "KvCacheWrite: slot {} outside the cache ({} slots)", sl[t], num_slots);
       const float* ks = k.As<const float>() + t * row;
       const float* vs = v.As<const float>() + t * row;
-      if (bf16) {
+      if (fp8) {
+        uint8_t* kd = k_cache.As<uint8_t>() + sl[t] * row;
+        uint8_t* vd = v_cache.As<uint8_t>() + sl[t] * row;
+        for (int64_t i = 0; i < row; ++i) {
+          kd[i] = tensor::FloatToE4M3(ks[i]);
+          vd[i] = tensor::FloatToE4M3(vs[i]);
+        }
+      } else if (bf16) {
         uint16_t* kd = k_cache.As<uint16_t>() + sl[t] * row;
         uint16_t* vd = v_cache.As<uint16_t>() + sl[t] * row;
         for (int64_t i = 0; i < row; ++i) {
@@ -244,7 +262,7 @@ void PagedAttention(const ExecContext& ctx, const TensorView& q, const TensorVie
   for (int64_t t = 0; t < n; ++t) {
     if (seq_of_row[t] < 0) std::fill(out.As<float>() + t * heads * d, out.As<float>() + (t + 1) * heads * d, 0.0f);
   }
-  const bool bf16 = k_cache.dtype == tensor::DType::kBF16;
+  const bool bf16 = k_cache.dtype == tensor::DType::kBF16, fp8 = k_cache.dtype == tensor::DType::kF8E4M3;
   const CpuKernelTable& kt = CpuKernels();
   const TaskShape sh{block_size, kv_heads * d, d, group, heads, scale};
   const Run* run_list = runs.data();
@@ -261,7 +279,10 @@ void PagedAttention(const ExecContext& ctx, const TensorView& q, const TensorVie
       const int64_t kvh = task / splits % kv_heads, h0 = task % splits * per_split;
       const auto& sq = sequences[ru.seq];
       const int64_t qi0 = sq.first_kv_index + (ru.t0 - sq.token_begin);
-      if (bf16) {
+      if (fp8) {
+        AttendTask(kt, q.As<const float>(), k_cache.As<const uint8_t>(), v_cache.As<const uint8_t>(), sq, ru.t0,
+                   ru.tokens, qi0, window, kvh, h0, per_split, sh, out.As<float>());
+      } else if (bf16) {
         AttendTask(kt, q.As<const float>(), k_cache.As<const uint16_t>(), v_cache.As<const uint16_t>(), sq, ru.t0,
                    ru.tokens, qi0, window, kvh, h0, per_split, sh, out.As<float>());
       } else {

@@ -15,8 +15,8 @@ namespace {
 using tensor::DType;
 
 void CheckCaches(const TensorView& k_cache, const TensorView& v_cache, const char* what) {
-  internal::CheckWeightDType(k_cache, what);
-  internal::CheckWeightDType(v_cache, what);
+  internal::CheckCacheDType(k_cache, what);
+  internal::CheckCacheDType(v_cache, what);
   internal::CheckRank(k_cache, 4, what);
   GEMMAD_CHECK(k_cache.shape == v_cache.shape && k_cache.dtype == v_cache.dtype, "{}: K/V caches differ", what);
 }
@@ -57,7 +57,9 @@ void KvCacheWrite(const ExecContext&, const TensorView& k, const TensorView& v, 
       const float kv[2] = {k.As<const float>()[t * row + i], v.As<const float>()[t * row + i]};
       const TensorView* caches[2] = {&k_cache, &v_cache};
       for (int c = 0; c < 2; ++c) {
-        if (k_cache.dtype == DType::kBF16) {
+        if (k_cache.dtype == DType::kF8E4M3) {
+          caches[c]->As<uint8_t>()[slot * row + i] = tensor::FloatToE4M3(kv[c]);
+        } else if (k_cache.dtype == DType::kBF16) {
           caches[c]->As<uint16_t>()[slot * row + i] = tensor::FloatToBf16(kv[c]);
         } else {
           caches[c]->As<float>()[slot * row + i] = kv[c];
