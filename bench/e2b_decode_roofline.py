@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Batch-1 decode roofline of `gemmad generate` on a real-shape checkpoint (docs/cpu-performance.md).
 
-1. Reads config.json and the safetensors headers of MODEL and sums the bytes of the weights one
+1. Reads config.json and the safetensors headers of MODEL (a dense, or a compressed-tensors int4
+   or FP8 checkpoint: counted as gemmad holds them, Q4_0 blocks or FP8 rows) and sums the bytes of the weights one
    decode step actually streams (text-model.md §4-§7): q/o of every layer, k/v of the KV-owning
    layers only (layers >= L - num_kv_shared_layers reuse a donor's cache and never read theirs),
    gate/up/down of every layer, the PLE per-layer gate/projection and the global
@@ -75,6 +76,19 @@ def streamed_weights(model, quantization="none"):
 
     def add(cat, short):
         name = prefix + short
+        packed = name[: -len(".weight")] + ".weight_packed" if name.endswith(".weight") else None
+        if name not in tensors and packed in tensors:
+            # compressed-tensors int4 (weight_packed [N, K/8] I32): read in place as Q4_0 blocks (18
+            # bytes per 32 weights) when K is a multiple of 32, else dequantized to bf16.
+            rows, words = tensors[packed]["shape"]
+            cols = words * 8
+            nbytes = rows * (cols // 32) * 18 if cols % 32 == 0 else rows * cols * 2
+            out.append((cat, short, (rows, cols), nbytes))
+            return
+        if name in tensors and tensors[name]["dtype"] == "F8_E4M3":
+            rows, cols = tensors[name]["shape"]  # compressed-tensors FP8: kF8R rows {fp32 scale; bytes}
+            out.append((cat, short, (rows, cols), rows * (cols + 4)))
+            return
         if name in tensors:
             t = tensors[name]
             nbytes = DTYPE_BYTES[t["dtype"]]

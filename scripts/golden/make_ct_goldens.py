@@ -52,6 +52,22 @@ MODELS = {
                ["lm_head", "re:.*router.*"], ["model.layers.0.self_attn.q_proj", "model.layers.0.mlp.down_proj"]),
 }
 
+# Google's *-qat-mobile-ct layout (spec §3.3) on T1: static per-tensor int8 input and output
+# activations around every quantized Linear, int4 attention, int4 then int2 MLP layers, int8 PLE
+# gates/projections stored int-quantized (plain int8 tensors), each scheme its own group (global
+# format mixed-precision). The real files' int2 embeddings and int4 PLE table are left out:
+# transformers 5.25 with compressed-tensors 0.20.1 cannot load a checkpoint with a quantized
+# Gemma 4 embedding ("'Gemma4TextScaledWordEmbedding' object has no attribute 'weight'" while it
+# initializes the missing keys), so there is no reference to check them against.
+A8 = {"num_bits": 8, "type": "int", "symmetric": True, "strategy": "tensor", "dynamic": False}
+MOBILE_GROUPS = [  # (name, targets, weight bits, activations, format)
+    ("attn", [r"re:.*self_attn\.(q|k|v|o)_proj$"], 4, True, "pack-quantized"),
+    ("mlp_lo", [r"re:model\.layers\.[0-3]\.mlp\..*_proj$"], 4, True, "pack-quantized"),
+    ("mlp_hi", [r"re:model\.layers\.[4-6]\.mlp\..*_proj$"], 2, True, "pack-quantized"),
+    ("ple", [r"re:.*per_layer_(input_gate|projection)$"], 8, True, "int-quantized"),
+]
+MOBILE_WEIGHTS = ["model.layers.0.self_attn.q_proj", "model.layers.5.mlp.down_proj", "model.layers.1.per_layer_input_gate"]
+
 
 def golden_prompts(ckpt_dir):
     with open(os.path.join(ckpt_dir, "golden_f32.json"), encoding="utf-8") as f:
@@ -96,6 +112,87 @@ def write_checkpoint(src, weights_args, ignore, out_dir):
     compressor.update_config(out_dir)
     if os.path.exists(os.path.join(src, "generation_config.json")):
         shutil.copy(os.path.join(src, "generation_config.json"), out_dir)
+
+
+def write_mobile_checkpoint(src, prompts, out_dir):
+    """T1 in the mobile QAT layout (MOBILE_GROUPS): weight scales from a min-max of each row, static
+    activation scales amax / 127 of each Linear's input and output over the goldens' prompts."""
+    import re
+
+    import torch
+    import transformers
+    from compressed_tensors.compressors import ModelCompressor
+    from compressed_tensors.quantization import (QuantizationArgs, QuantizationConfig, QuantizationScheme,
+                                                 QuantizationStatus, apply_quantization_config)
+    from compressed_tensors.quantization.utils.helpers import calculate_qparams
+
+    model = transformers.AutoModelForCausalLM.from_pretrained(src, dtype=torch.bfloat16)
+
+    def group_of(name):
+        return next((g for g in MOBILE_GROUPS if any(re.match(t[3:], name) for t in g[1])), None)
+
+    amax, hooks = {}, []
+    for name, mod in model.named_modules():
+        g = group_of(name)
+        if g is not None and g[3] and isinstance(mod, torch.nn.Linear):
+            def hook(_m, args, out, name=name):
+                a = amax.setdefault(name, [0.0, 0.0])
+                a[0] = max(a[0], args[0].abs().max().item())
+                a[1] = max(a[1], out.abs().max().item())
+            hooks.append(mod.register_forward_hook(hook))
+    with torch.no_grad():
+        for p in prompts:
+            model(input_ids=torch.tensor([p["token_ids"]]), use_cache=False)
+    for h in hooks:
+        h.remove()
+    groups = {}
+    for gname, targets, bits, act, fmt in MOBILE_GROUPS:
+        groups[gname] = QuantizationScheme(
+            targets=targets, weights=QuantizationArgs(num_bits=bits, type="int", symmetric=True, strategy="channel"),
+            input_activations=QuantizationArgs(**A8) if act else None,
+            output_activations=QuantizationArgs(**A8) if act else None, format=fmt)
+    apply_quantization_config(model, QuantizationConfig(config_groups=groups, ignore=["lm_head"]))
+    for name, m in model.named_modules():
+        scheme = getattr(m, "quantization_scheme", None)
+        if scheme is None or scheme.weights is None:
+            continue
+        w = m.weight.data
+        scale, _ = calculate_qparams(w.amin(-1, keepdim=True), w.amax(-1, keepdim=True), scheme.weights)
+        m.weight_scale.data.copy_(scale.to(m.weight_scale.dtype))
+        if scheme.input_activations is not None:
+            m.input_scale.data.fill_(amax[name][0] / 127.0)
+        if scheme.output_activations is not None:
+            m.output_scale.data.fill_(amax[name][1] / 127.0)
+        m.quantization_status = QuantizationStatus.FROZEN
+    compressor = ModelCompressor.from_pretrained_model(model)
+    compressor.compress_model(model)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    model.save_pretrained(out_dir)
+    compressor.update_config(out_dir)
+    if os.path.exists(os.path.join(src, "generation_config.json")):
+        shutil.copy(os.path.join(src, "generation_config.json"), out_dir)
+
+
+def act_quant_modules(out_dir):
+    """{module: (input scale, output scale)} of the checkpoint's static activation scales (0 = none)."""
+    import safetensors
+
+    out = {}
+    with safetensors.safe_open(os.path.join(out_dir, "model.safetensors"), "pt") as f:
+        for key in f.keys():
+            for i, suffix in enumerate((".input_scale", ".output_scale")):
+                if key.endswith(suffix):
+                    name = key[: -len(suffix)]
+                    s = out.setdefault(name, [0.0, 0.0])
+                    s[i] = float(f.get_tensor(key).float().reshape(-1)[0])
+    return out
+
+
+def fake_quant_int8(x, s):
+    """vLLM's static per-tensor int8 fake quantization, in fp32: clamp(round(x / s), -128, 127) * s."""
+    import torch
+
+    return x if s <= 0 else torch.clamp(torch.round(x / s), -128.0, 127.0) * s
 
 
 def fp8_modules(out_dir):
@@ -147,7 +244,7 @@ def reference(out_dir, prompts, weight_modules, out_stem):
         writer.add("weights." + name, w.clone())
     # A fresh float32 model holding exactly the decompressed weights (transformers refuses .float() on a
     # quantized model).
-    qparams = (".weight_scale", ".weight_shape", ".weight_zero_point", ".weight_g_idx")
+    qparams = (".weight_scale", ".weight_shape", ".weight_zero_point", ".weight_g_idx", ".input_scale", ".output_scale")
     state = {k: v.float() for k, v in model.state_dict().items() if not k.endswith(qparams)}
     config = model.config
     if hasattr(config, "quantization_config"):
@@ -169,6 +266,10 @@ def reference(out_dir, prompts, weight_modules, out_stem):
     modules = dict(model.named_modules())
     for name in fp8:  # vLLM's dynamic per-token FP8 activations, in fp32 (spec §2.2)
         modules[name].register_forward_pre_hook(lambda _m, args: (fp8_per_token(args[0]),) + tuple(args[1:]))
+    for name, (s_in, s_out) in act_quant_modules(out_dir).items():  # static int8 a8/o8 (spec §2.4)
+        modules[name].register_forward_pre_hook(
+            lambda _m, args, s=s_in: (fake_quant_int8(args[0], s),) + tuple(args[1:]))
+        modules[name].register_forward_hook(lambda _m, _args, out, s=s_out: fake_quant_int8(out, s))
     meta = []
     with torch.no_grad():
         for p in prompts:
@@ -195,6 +296,11 @@ def main():
         write_checkpoint(src, weights_args, ignore, out_dir)
         reference(out_dir, golden_prompts(src), weight_modules, os.path.join(out_root, name + ".logits"))
         print(f"wrote {out_dir}")
+    src = os.path.join(args.out, "gemma4/t1")
+    out_dir = os.path.join(out_root, "t1_mobile")
+    write_mobile_checkpoint(src, golden_prompts(src), out_dir)
+    reference(out_dir, golden_prompts(src), MOBILE_WEIGHTS, os.path.join(out_root, "t1_mobile.logits"))
+    print(f"wrote {out_dir}")
     import compressed_tensors
     import torch
     import transformers
@@ -203,6 +309,7 @@ def main():
         "versions": {"python": platform.python_version(), "torch": torch.__version__,
                      "transformers": transformers.__version__, "compressed_tensors": compressed_tensors.__version__},
         "models": {name: {"checkpoint": ckpt, "weights": w, "ignore": ig} for name, (ckpt, w, ig, _) in MODELS.items()},
+        "mobile": {"checkpoint": "gemma4/t1", "groups": [[g[0], g[1], g[2], g[3], g[4]] for g in MOBILE_GROUPS]},
     })
 
 

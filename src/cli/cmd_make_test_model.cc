@@ -32,10 +32,11 @@ using model::gemma4::RandomCheckpointOptions;
 constexpr char kUsage[] =
     "usage: gemmad make-test-model OUT_DIR --preset t1|t2|t3|g1|e2e|e2b|e4b|26b|31b [--dtype bf16|f32|f16]\n"
     "       [--seed N] [--shards N] [--prefix text|multimodal] [--tokenizer-dir DIR]\n"
-    "       [--unused-kv-tensors|--no-unused-kv-tensors] [--weight-format dense|w4a16|fp8] [--force]\n"
+    "       [--unused-kv-tensors|--no-unused-kv-tensors] [--weight-format dense|w4a16|fp8|mobile] [--force]\n"
     "  --weight-format w4a16: the text Linears as compressed-tensors int4 symmetric groups of 32 (the layout of\n"
     "  Google's *-qat-w4a16-ct checkpoints); fp8: as FP8 E4M3 per channel with dynamic per-token FP8\n"
-    "  activations (RedHat's *-FP8-dynamic); both quantized from this seed's dense values, the rest in --dtype.\n";
+    "  activations (RedHat's *-FP8-dynamic); mobile: Google's *-qat-mobile-ct mix (int2/int4/int8 per channel,\n"
+    "  static int8 activations, int2 embeddings); all quantized from this seed's dense values, the rest in --dtype.\n";
 
 struct Args {
   std::string out_dir, preset, dtype = "bf16", prefix, tokenizer_dir, weight_format = "dense";
@@ -134,13 +135,14 @@ int Run(const std::vector<std::string>& argv) {
   auto dtype = tensor::ParseDType(a.dtype == "bf16" ? "BF16" : a.dtype == "f32" ? "F32" : a.dtype == "f16" ? "F16" : "");
   if (!dtype) return Usage("--dtype must be bf16, f32 or f16");
   if (!a.prefix.empty() && a.prefix != "text" && a.prefix != "multimodal") return Usage("--prefix must be text or multimodal");
-  if (a.weight_format != "dense" && a.weight_format != "w4a16" && a.weight_format != "fp8") {
-    return Usage("--weight-format must be dense, w4a16 or fp8");
+  if (a.weight_format != "dense" && a.weight_format != "w4a16" && a.weight_format != "fp8" && a.weight_format != "mobile") {
+    return Usage("--weight-format must be dense, w4a16, fp8 or mobile");
   }
   o.dtype = *dtype;
   o.ct_format = a.weight_format == "w4a16" ? model::gemma4::CtWeightFormat::kW4A16
-                : a.weight_format == "fp8" ? model::gemma4::CtWeightFormat::kFp8Dynamic
-                                           : model::gemma4::CtWeightFormat::kDense;
+                : a.weight_format == "fp8"    ? model::gemma4::CtWeightFormat::kFp8Dynamic
+                : a.weight_format == "mobile" ? model::gemma4::CtWeightFormat::kMobile
+                                              : model::gemma4::CtWeightFormat::kDense;
   o.seed = a.seed;
   o.num_shards = a.shards;
   o.multimodal = a.prefix.empty() ? preset->multimodal : a.prefix == "multimodal";

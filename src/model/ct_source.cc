@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -23,7 +24,8 @@ using tensor::DType;
 using tensor::TensorView;
 
 constexpr std::string_view kPacked = ".weight_packed", kScale = ".weight_scale", kShape = ".weight_shape",
-                           kZeroPoint = ".weight_zero_point", kGIdx = ".weight_g_idx";
+                           kZeroPoint = ".weight_zero_point", kGIdx = ".weight_g_idx", kInputScale = ".input_scale",
+                           kOutputScale = ".output_scale";
 
 bool EndsWithAny(std::string_view name, std::initializer_list<std::string_view> suffixes) {
   return std::any_of(suffixes.begin(), suffixes.end(), [&](std::string_view s) { return name.ends_with(s); });
@@ -39,6 +41,9 @@ struct Module {
   int bits = 0;
   TensorView packed, scale, zero_point;    // zero_point.data == nullptr when symmetric
   TensorView fp8;                          // float-quantized: the E4M3 weight [N, K] (packed unused)
+  TensorView int8;                         // int-quantized: the int8 weight [N, K] (packed unused)
+  bool act_quant = false;                  // static int8 input/output activations (mobile QAT)
+  float input_scale = 0.0f, output_scale = 0.0f;
   Out out = Out::kBf16;
   size_t offset = 0, bytes = 0;            // in the arena
   std::string origin;
@@ -88,6 +93,13 @@ class CtSource final : public WeightSource {
   }
   std::vector<std::string> files() const override { return base_->files(); }
   const TokenizerHints& tokenizer_hints() const override { return base_->tokenizer_hints(); }
+  std::vector<ActivationQuant> activation_quant() const override {
+    std::vector<ActivationQuant> out;
+    for (const Module& m : modules_) {
+      if (m.act_quant) out.push_back({m.name + ".weight", m.input_scale, m.output_scale});
+    }
+    return out;
+  }
 
  private:
   explicit CtSource(std::unique_ptr<WeightSource> base) : base_(std::move(base)) {}
@@ -105,17 +117,54 @@ class CtSource final : public WeightSource {
     return base_->View(name);
   }
 
-  Status PlanModule(const std::string& name, const CtSourceOptions& options) {
+  // A static per-tensor int8 activation scale ([1] or a scalar, any float dtype).
+  Result<float> ActScale(const std::string& module, std::string_view suffix) const {
+    GEMMAD_ASSIGN_OR_RETURN(TensorView v, Tensor(module + std::string(suffix), {DType::kF32, DType::kBF16, DType::kF16}, module));
+    if (v.NumElements() != 1) return Error(module, fmt::format("{} is {}, not one value", suffix.substr(1), v.shape.ToString()));
+    const float s = ScaleAt(v, 0);
+    if (!(s >= 0.0f) || !std::isfinite(s)) return Error(module, fmt::format("{} is {}", suffix.substr(1), s));
+    return s;
+  }
+
+  // Static int8 per-tensor activations around the module (mobile QAT's a8/o8): their scales, and
+  // the module runs on its reference weights (dequantized) so the product is the reference's.
+  Status PlanActivations(Module& m, const std::string& scheme) {
+    const auto& in = m.scheme->input_activations;
+    const auto& out = m.scheme->output_activations;
+    if (!in && !out) return OkStatus();
+    for (const auto* a : {&in, &out}) {
+      if (!*a) continue;
+      const CtArgs& x = **a;
+      if (x.is_float || x.num_bits != 8 || x.dynamic || !x.symmetric || x.strategy != CtStrategy::kTensor) {
+        return Error(m.name, fmt::format("{}: quantized activations ({}) are not supported yet; gemmad runs weight-only "
+                                         "schemes, static int8 per-tensor activations and FP8_DYNAMIC",
+                                         scheme, x.ToString()));
+      }
+    }
+    m.act_quant = true;
+    if (in) {
+      GEMMAD_ASSIGN_OR_RETURN(m.input_scale, ActScale(m.name, kInputScale));
+    }
+    if (out) {
+      GEMMAD_ASSIGN_OR_RETURN(m.output_scale, ActScale(m.name, kOutputScale));
+    }
+    return OkStatus();
+  }
+
+  Status PlanModule(const std::string& name, const CtSourceOptions& options, bool int_quantized = false) {
     Module m;
     m.name = name;
     m.scheme = config_.SchemeFor(name, CtKindOf(name));
     if (m.scheme == nullptr || !m.scheme->weights) {
-      return Error(name, "has packed weights but the quantization_config gives it no weight scheme");
+      return Error(name, fmt::format("has {} weights but the quantization_config gives it no weight scheme",
+                                     int_quantized ? "int8" : "packed"));
     }
     const CtArgs& w = *m.scheme->weights;
     const std::string scheme = fmt::format("scheme {} ({})", m.scheme->name, w.ToString());
-    if (m.scheme->format != "pack-quantized") {
-      return Error(name, fmt::format("{} has format \"{}\" but the tensors are pack-quantized", scheme, m.scheme->format));
+    if (int_quantized ? (m.scheme->format != "int-quantized" && m.scheme->format != "naive-quantized")
+                      : m.scheme->format != "pack-quantized") {
+      return Error(name, fmt::format("{} has format \"{}\" but the tensors are {}", scheme, m.scheme->format,
+                                     int_quantized ? "int8 (int-quantized)" : "pack-quantized"));
     }
     if (w.is_float || w.dynamic) return Error(name, scheme + ": packed weights must be static integers");
     if (w.strategy != CtStrategy::kTensor && w.strategy != CtStrategy::kChannel && w.strategy != CtStrategy::kGroup) {
@@ -124,26 +173,28 @@ class CtSource final : public WeightSource {
     if (w.actorder == "group" || w.actorder == "dynamic" || base_->Info(name + std::string(kGIdx)) != nullptr) {
       return Error(name, scheme + ": activation ordering (weight_g_idx) is not supported, as in vLLM");
     }
-    if (m.scheme->input_activations || m.scheme->output_activations) {
-      return Error(name, fmt::format("{}: quantized activations ({}) are not supported yet; gemmad runs weight-only "
-                                     "(W*A16) compressed-tensors schemes",
-                                     scheme,
-                                     m.scheme->input_activations ? m.scheme->input_activations->ToString()
-                                                                 : m.scheme->output_activations->ToString()));
-    }
-    GEMMAD_ASSIGN_OR_RETURN(TensorView shape, Tensor(name + std::string(kShape), {DType::kI64, DType::kI32}, name));
-    if (shape.NumElements() != 2) return Error(name, "weight_shape does not hold two sizes");
-    m.rows = shape.dtype == DType::kI64 ? shape.As<const int64_t>()[0] : shape.As<const int32_t>()[0];
-    m.cols = shape.dtype == DType::kI64 ? shape.As<const int64_t>()[1] : shape.As<const int32_t>()[1];
-    if (m.rows <= 0 || m.cols <= 0 || m.rows > (int64_t{1} << 31) || m.cols > (int64_t{1} << 31)) {
-      return Error(name, fmt::format("weight_shape [{}, {}] is not a matrix shape", m.rows, m.cols));
-    }
+    GEMMAD_RETURN_IF_ERROR(PlanActivations(m, scheme));
     m.bits = w.num_bits;
-    GEMMAD_ASSIGN_OR_RETURN(m.packed, Tensor(name + std::string(kPacked), {DType::kI32}, name));
-    const int64_t words = tensor::CtPackedWords(m.cols, m.bits);
-    if (!(m.packed.shape == tensor::Shape{m.rows, words})) {
-      return Error(name, fmt::format("weight_packed is {} but int{} rows of {} take [{}, {}]", m.packed.shape.ToString(),
-                                     m.bits, m.cols, m.rows, words));
+    if (int_quantized) {
+      GEMMAD_ASSIGN_OR_RETURN(m.int8, Tensor(name + ".weight", {DType::kI8}, name));
+      if (m.int8.shape.rank != 2) return Error(name, fmt::format("weight is {}, not a matrix", m.int8.shape.ToString()));
+      m.rows = m.int8.shape[0];
+      m.cols = m.int8.shape[1];
+      if (base_->Info(name + std::string(kPacked)) != nullptr) return Error(name, "has both a weight and a weight_packed");
+    } else {
+      GEMMAD_ASSIGN_OR_RETURN(TensorView shape, Tensor(name + std::string(kShape), {DType::kI64, DType::kI32}, name));
+      if (shape.NumElements() != 2) return Error(name, "weight_shape does not hold two sizes");
+      m.rows = shape.dtype == DType::kI64 ? shape.As<const int64_t>()[0] : shape.As<const int32_t>()[0];
+      m.cols = shape.dtype == DType::kI64 ? shape.As<const int64_t>()[1] : shape.As<const int32_t>()[1];
+      if (m.rows <= 0 || m.cols <= 0 || m.rows > (int64_t{1} << 31) || m.cols > (int64_t{1} << 31)) {
+        return Error(name, fmt::format("weight_shape [{}, {}] is not a matrix shape", m.rows, m.cols));
+      }
+      GEMMAD_ASSIGN_OR_RETURN(m.packed, Tensor(name + std::string(kPacked), {DType::kI32}, name));
+      const int64_t words = tensor::CtPackedWords(m.cols, m.bits);
+      if (!(m.packed.shape == tensor::Shape{m.rows, words})) {
+        return Error(name, fmt::format("weight_packed is {} but int{} rows of {} take [{}, {}]", m.packed.shape.ToString(),
+                                       m.bits, m.cols, m.rows, words));
+      }
     }
     m.groups = w.strategy == CtStrategy::kGroup ? (m.cols + w.group_size - 1) / w.group_size : 1;
     GEMMAD_ASSIGN_OR_RETURN(m.scale, Tensor(name + std::string(kScale), {DType::kBF16, DType::kF16, DType::kF32}, name));
@@ -163,9 +214,9 @@ class CtSource final : public WeightSource {
     } else if (base_->Info(name + std::string(kZeroPoint)) != nullptr) {
       return Error(name, scheme + " is symmetric but the checkpoint has a weight_zero_point");
     }
-    m.origin = base_->Info(name + std::string(kPacked))->origin;
+    m.origin = base_->Info(name + std::string(int_quantized ? ".weight" : kPacked))->origin;
     m.out = m.scale.dtype == DType::kBF16 ? Out::kBf16 : Out::kF32;
-    if (!options.dequantize_all && Q4Native(m)) m.out = Out::kQ4_0;
+    if (!options.dequantize_all && !m.act_quant && Q4Native(m)) m.out = Out::kQ4_0;
     m.bytes = m.out == Out::kQ4_0 ? tensor::RowBytes(DType::kQ4_0, m.cols) * static_cast<size_t>(m.rows)
                                   : static_cast<size_t>(m.rows * m.cols) * (m.out == Out::kBf16 ? 2 : 4);
     m.offset = arena_bytes_;
@@ -177,7 +228,7 @@ class CtSource final : public WeightSource {
   // int4 symmetric, every 32-block inside one scale group, every scale exact in f16.
   static bool Q4Native(const Module& m) {
     const CtArgs& w = *m.scheme->weights;
-    if (m.bits != 4 || !w.symmetric || m.cols % tensor::kQuantBlock != 0) return false;
+    if (m.bits != 4 || !w.symmetric || m.cols % tensor::kQuantBlock != 0 || m.int8.data != nullptr) return false;
     if (w.strategy == CtStrategy::kGroup && w.group_size % tensor::kQuantBlock != 0) return false;
     for (int64_t i = 0; i < m.scale.NumElements(); ++i) {
       const float s = ScaleAt(m.scale, i);
@@ -246,7 +297,11 @@ class CtSource final : public WeightSource {
         GEMMAD_RETURN_IF_ERROR(PlanFp8Module(n.substr(0, n.size() - 7)));
         continue;
       }
-      if (n.ends_with(".weight") && info != nullptr && (info->dtype_name == "F8_E5M2" || info->dtype == DType::kI8)) {
+      if (n.ends_with(".weight") && info != nullptr && info->dtype == DType::kI8) {
+        GEMMAD_RETURN_IF_ERROR(PlanModule(n.substr(0, n.size() - 7), options, /*int_quantized=*/true));
+        continue;
+      }
+      if (n.ends_with(".weight") && info != nullptr && info->dtype_name == "F8_E5M2") {
         const std::string module = n.substr(0, n.size() - 7);
         const CtScheme* s = config_.SchemeFor(module, CtKindOf(module));
         return Error(module, fmt::format("{} weights ({}) are not supported yet; gemmad runs pack-quantized weight-only "
@@ -256,7 +311,7 @@ class CtSource final : public WeightSource {
     }
     std::set<std::string, std::less<>> names;
     for (const std::string& n : base_->tensor_names()) {
-      if (EndsWithAny(n, {kPacked, kScale, kShape, kZeroPoint, kGIdx})) {
+      if (EndsWithAny(n, {kPacked, kScale, kShape, kZeroPoint, kGIdx, kInputScale, kOutputScale})) {
         const std::string module = n.substr(0, n.rfind('.'));
         if (std::none_of(modules_.begin(), modules_.end(), [&](const Module& m) { return m.name == module; })) {
           return Error(module, fmt::format("tensor '{}' without a quantized weight", n));
@@ -268,7 +323,9 @@ class CtSource final : public WeightSource {
     }
     for (const Module& m : modules_) {
       const std::string w = m.name + ".weight";
-      if (m.out != Out::kF8R && names.contains(w)) return Error(m.name, "has both a weight and a weight_packed");
+      if (m.out != Out::kF8R && m.int8.data == nullptr && names.contains(w)) {
+        return Error(m.name, "has both a weight and a weight_packed");
+      }
       names.insert(w);  // an FP8 module's own name: presented as kF8R
     }
     names_.assign(names.begin(), names.end());
@@ -306,9 +363,10 @@ class CtSource final : public WeightSource {
       views_.emplace(m.name + ".weight", v);
       info_.emplace(m.name + ".weight", std::move(info));
     }
+    const auto act = std::count_if(modules_.begin(), modules_.end(), [](const Module& m) { return m.act_quant; });
     GEMMAD_LOG_INFO("compressed-tensors checkpoint: {} modules read in place as int4 blocks of 32, {} as FP8 rows, {} "
-                    "dequantized to their reference weights at load ({:.1f} MiB)",
-                    native, fp8, dequantized, static_cast<double>(arena_bytes_) / (1 << 20));
+                    "dequantized to their reference weights at load ({:.1f} MiB); {} with static int8 activations",
+                    native, fp8, dequantized, static_cast<double>(arena_bytes_) / (1 << 20), act);
     return OkStatus();
   }
 
@@ -340,15 +398,17 @@ class CtSource final : public WeightSource {
 
   void Dequantize(const Module& m, uint8_t* dst) const {
     const auto* packed = m.packed.As<const int32_t>();
-    const int64_t words = m.packed.shape[1];
+    const int64_t words = m.int8.data != nullptr ? 0 : m.packed.shape[1];
     const std::vector<int32_t> zp = ZeroPoints(m);
     const CtArgs& w = *m.scheme->weights;
     for (int64_t r = 0; r < m.rows; ++r) {
       const int32_t* row = packed + r * words;
+      const int8_t* plain = m.int8.data != nullptr ? m.int8.As<const int8_t>() + r * m.cols : nullptr;
       for (int64_t k = 0; k < m.cols; ++k) {
         const int64_t g = w.strategy == CtStrategy::kGroup ? k / w.group_size : 0;
         const int32_t z = zp.empty() ? 0 : zp[static_cast<size_t>((w.strategy == CtStrategy::kTensor ? 0 : r) * m.groups + g)];
-        const float v = static_cast<float>(tensor::CtUnpack(row, k, m.bits) - z) * ScaleOf(m, r, k);
+        const int32_t q = plain != nullptr ? plain[k] : tensor::CtUnpack(row, k, m.bits);
+        const float v = static_cast<float>(q - z) * ScaleOf(m, r, k);
         const size_t i = static_cast<size_t>(r * m.cols + k);
         if (m.out == Out::kBf16) {
           reinterpret_cast<uint16_t*>(dst)[i] = tensor::FloatToBf16(v);  // the library multiplies in bf16

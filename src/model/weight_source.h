@@ -27,6 +27,15 @@ struct WeightInfo {
   std::string origin;                  // the file holding it (for error messages)
 };
 
+// Static per-tensor int8 fake quantization around one Linear (compressed-tensors schemes with
+// int8 `input_activations` / `output_activations`, Google's *-qat-mobile-ct): the input becomes
+// clamp(round(x / input_scale), -128, 127) · input_scale before the product, the output likewise
+// with output_scale after it; a scale of 0 (uncalibrated) leaves that side as it is.
+struct ActivationQuant {
+  std::string weight;  // the weight's tensor name ("….q_proj.weight")
+  float input_scale = 0.0f, output_scale = 0.0f;
+};
+
 // What the tokenizer and the chat template are loaded from, when the checkpoint ships them.
 struct TokenizerHints {
   std::string tokenizer_dir;                 // holds tokenizer.json ("" when the source has none)
@@ -52,6 +61,8 @@ class WeightSource {
   // The files the weights live in (for `gemmad inspect` and messages).
   virtual std::vector<std::string> files() const = 0;
   virtual const TokenizerHints& tokenizer_hints() const = 0;
+  // The Linears whose activations the checkpoint quantizes statically (none for most sources).
+  virtual std::vector<ActivationQuant> activation_quant() const { return {}; }
 };
 
 }  // namespace gemmad::model

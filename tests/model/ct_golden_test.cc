@@ -98,6 +98,7 @@ double MeanKl(const std::vector<float>& a, const std::vector<float>& b, int64_t 
 class CtGolden : public ::testing::TestWithParam<std::string> {
  protected:
   bool fp8() const { return GetParam().ends_with("_fp8"); }
+  bool mobile() const { return GetParam().ends_with("_mobile"); }
 };
 
 TEST_P(CtGolden, DequantizedWeightsEqualTheLibrarysBitForBit) {
@@ -146,7 +147,7 @@ TEST_P(CtGolden, DequantizedWeightsEqualTheLibrarysBitForBit) {
 }
 
 TEST_P(CtGolden, GivesTransformersLogitsOfItsWeights) {
-  if (fp8()) GTEST_SKIP() << "FP8: GivesVllmsFp8Numerics";
+  if (fp8() || mobile()) GTEST_SKIP() << "FP8 / mobile: GivesVllmsNumerics";
   const std::string name = GetParam();
   const std::string model_name = name.substr(0, 2);
   auto g = Gemma4Golden::Load(model_name, "f32");
@@ -200,8 +201,12 @@ TEST_P(CtGolden, GivesTransformersLogitsOfItsWeights) {
 // weights and every quantized Linear's input quantized per token to E4M3, which is what the kF8R
 // kernels compute, up to the order of fp32 sums (an activation that lands on an E4M3 rounding
 // boundary can move by one step).
-TEST_P(CtGolden, GivesVllmsFp8Numerics) {
-  if (!fp8()) GTEST_SKIP() << "int: GivesTransformersLogitsOfItsWeights";
+// Mobile QAT (static int8 a8/o8 around int2/int4/int8 weights): the reference is vLLM's WNA8O8
+// numerics in fp32, the library's dequantized weights with every quantized Linear's input and
+// output fake-quantized to int8 with the checkpoint's static scales; gemmad runs those Linears on
+// the same dequantized weights with the same fake quantization (model/gemma4/act_quant_linear.cc).
+TEST_P(CtGolden, GivesVllmsNumerics) {
+  if (!fp8() && !mobile()) GTEST_SKIP() << "int: GivesTransformersLogitsOfItsWeights";
   const std::string name = GetParam();
   const std::string model_name = name.substr(0, 2);
   auto g = Gemma4Golden::Load(model_name, "f32");
@@ -210,8 +215,12 @@ TEST_P(CtGolden, GivesVllmsFp8Numerics) {
   auto opened = OpenWeightSource(Dir(name));  // the CLI's path: config.json decides
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   std::shared_ptr<const WeightSource> src(std::move(opened).value());
-  EXPECT_EQ(src->Info("model.layers.0.self_attn.q_proj.weight")->dtype, tensor::DType::kF8R);
+  EXPECT_EQ(src->Info("model.layers.0.self_attn.q_proj.weight")->dtype, fp8() ? tensor::DType::kF8R : tensor::DType::kBF16);
   EXPECT_EQ(src->Info("model.layers.0.self_attn.q_proj.weight_scale"), nullptr);
+  EXPECT_EQ(src->Info("model.layers.0.self_attn.q_proj.input_scale"), nullptr);
+  if (mobile()) {
+    EXPECT_GT(src->activation_quant().size(), 20u);
+  }
   const ModelOptions f32{.compute_dtype = tensor::DType::kF32};
   auto model = Model::Load(src, f32);
   ASSERT_TRUE(model.ok()) << model.status().ToString();
@@ -228,7 +237,7 @@ TEST_P(CtGolden, GivesVllmsFp8Numerics) {
     const auto lossy = testing::Compare(got.data(), f32_golden->values.data(), T, V);
     double top1 = 0.0;
     const double kl = MeanKl(want, got, T, V, &top1);
-    std::printf("[ct] %s %s: FP8 kernels vs vLLM's numerics max abs %.2e mean abs %.2e, mean KL %.2e top-1 %.2f; vs "
+    std::printf("[ct] %s %s: gemmad vs vLLM's numerics max abs %.2e mean abs %.2e, mean KL %.2e top-1 %.2f; vs "
                 "the unquantized model mean abs %.3f\n",
                 name.c_str(), p.name.c_str(), s.max_abs, s.mean_abs, kl, top1, lossy.mean_abs);
     EXPECT_GT(lossy.mean_abs, 10 * s.mean_abs);  // far closer to the FP8 reference than to the originals
@@ -236,7 +245,8 @@ TEST_P(CtGolden, GivesVllmsFp8Numerics) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Checkpoints, CtGolden, ::testing::Values("t1_w4a16", "t2_w4a16", "t1_fp8", "t2_fp8"));
+INSTANTIATE_TEST_SUITE_P(Checkpoints, CtGolden,
+                         ::testing::Values("t1_w4a16", "t2_w4a16", "t1_fp8", "t2_fp8", "t1_mobile"));
 
 }  // namespace
 }  // namespace gemmad::model::gemma4

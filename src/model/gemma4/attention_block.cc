@@ -65,7 +65,7 @@ void AttentionBlock(const LayerContext& lc, int64_t l) {
   const bool owns = spec.owns_kv(l), separate_v = owns && w.v_proj.data != nullptr;
   const TensorView ws[3] = {w.q_proj, w.k_proj, w.v_proj};
   const TensorView ys[3] = {q, k, v};
-  kernels::LinearMany(lc.exec, a, std::span(ws, owns ? (separate_v ? 3 : 2) : 1),
+  ProjLinearMany(lc, a, std::span(ws, owns ? (separate_v ? 3 : 2) : 1),
                       std::span(ys, owns ? (separate_v ? 3 : 2) : 1));
   q = Reshape(q, {n, nH, d});
   NormAndRotate(lc, q, w.q_norm, inv_freq);
@@ -90,7 +90,7 @@ void AttentionBlock(const LayerContext& lc, int64_t l) {
                           static_cast<float>(c.attention_scale), attn);
 
   TensorView o = lc.buf.branch.View({n, H});
-  kernels::Linear(lc.exec, Reshape(attn, {n, nH * d}), w.o_proj, o);
+  ProjLinear(lc, Reshape(attn, {n, nH * d}), w.o_proj, o);
   PrefetchNext(lc, w.gate_proj);
   kernels::RmsNorm(lc.exec, o, w.post_attention_norm, o, lc.eps);
   kernels::Add(lc.exec, x, o, x);

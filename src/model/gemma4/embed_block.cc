@@ -64,7 +64,7 @@ void EmbedTokens(const LayerContext& lc) {
   kernels::EmbeddingGather(lc.exec, w.ple_table, IdsView(ple_ids), EmbedScale(P, w.compute_dtype), tok);
   // Context part: projection of the scaled embedding, × H^-1/2, RMSNorm per layer slice.
   TensorView ple = lc.buf.ple.View({n, L * P});
-  kernels::Linear(lc.exec, x, w.ple_model_projection, ple);
+  ProjLinear(lc, x, w.ple_model_projection, ple);
   kernels::Scale(lc.exec, ple, static_cast<float>(1.0 / std::sqrt(static_cast<double>(H))));
   TensorView per_layer = ple;
   per_layer.shape = tensor::Shape{n * L, P};

@@ -18,10 +18,10 @@ void Mlp(const LayerContext& lc, const LayerWeights& w, const TensorView& a, int
   TensorView u = lc.buf.up.View({n, width});
   const TensorView ws[2] = {w.gate_proj, w.up_proj};
   const TensorView ys[2] = {g, u};
-  kernels::LinearMany(lc.exec, a, ws, ys);  // gate and up as one pass over the pool
+  ProjLinearMany(lc, a, ws, ys);  // gate and up as one pass over the pool
   PrefetchNext(lc, w.down_proj);
   kernels::GeluTanhMul(lc.exec, g, u, g);
-  kernels::Linear(lc.exec, g, w.down_proj, out);
+  ProjLinear(lc, g, w.down_proj, out);
   PrefetchNext(lc, w.ple_gate);
 }
 
@@ -71,14 +71,14 @@ void PerLayerInputBlock(const LayerContext& lc, int64_t l) {
   const int64_t L = c.num_hidden_layers;
   TensorView x = lc.buf.x.View({n, H});
   TensorView g = lc.buf.ple_gate.View({n, P});
-  kernels::Linear(lc.exec, x, w.ple_gate, g);
+  ProjLinear(lc, x, w.ple_gate, g);
   PrefetchNext(lc, w.ple_projection);
   // This layer's slice of the per-layer inputs [N, L, P] made contiguous: [N, P].
   TensorView slice = lc.buf.ple_slice.View({n, P});
   kernels::SliceColumns(lc.exec, lc.buf.ple.View({n, L * P}), l * P, slice);
   kernels::GeluTanhMul(lc.exec, g, slice, g);
   TensorView p = lc.buf.branch.View({n, H});
-  kernels::Linear(lc.exec, g, w.ple_projection, p);
+  ProjLinear(lc, g, w.ple_projection, p);
   if (l + 1 < L) PrefetchNext(lc, lc.weights.layers[l + 1].q_proj);
   kernels::RmsNorm(lc.exec, p, w.ple_post_norm, p, lc.eps);
   kernels::Add(lc.exec, x, p, x);

@@ -2,6 +2,8 @@
 // Every function reads and updates buffers.x ([N, H], the residual stream) in place.
 #pragma once
 
+#include <span>
+
 #include <vector>
 
 #include "kernels/context.h"
@@ -34,6 +36,12 @@ struct LayerContext {
 inline void PrefetchNext(const LayerContext& lc, const TensorView& w) {
   kernels::PrefetchWhileIdle(lc.exec, w.data, static_cast<size_t>(w.SizeBytes()));
 }
+
+// y = x·wᵀ through kernels::Linear / LinearMany, with the checkpoint's static int8 activation fake
+// quantization where a weight has it (Weights::act_quant; model/gemma4/act_quant_linear.cc).
+void ProjLinear(const LayerContext& lc, const TensorView& x, const TensorView& w, const TensorView& y);
+void ProjLinearMany(const LayerContext& lc, const TensorView& x, std::span<const TensorView> ws,
+                    std::span<const TensorView> ys);
 
 void EmbedTokens(const LayerContext& lc);
 

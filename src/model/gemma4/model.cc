@@ -69,6 +69,11 @@ Result<std::unique_ptr<Model>> Model::FromCheckpoint(Checkpoint checkpoint, cons
     return *v;
   };
   GEMMAD_ASSIGN_OR_RETURN(m->weights_, BindWeights(c, lookup, ""));
+  // Static int8 activation scales (compressed-tensors a8/o8), by the bound weight's storage.
+  for (const ActivationQuant& aq : source.activation_quant()) {
+    GEMMAD_ASSIGN_OR_RETURN(tensor::TensorView v, source.View(aq.weight));
+    m->weights_.act_quant[v.data] = {aq.input_scale, aq.output_scale};
+  }
   if (model_options.compute_dtype) {
     if (*model_options.compute_dtype != tensor::DType::kBF16 && *model_options.compute_dtype != tensor::DType::kF32) {
       return InvalidArgumentError("the compute dtype must be bfloat16 or float32");

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "base/result.h"
@@ -58,6 +59,12 @@ struct Weights {
   // Storage of f16 tensors widened to f32, and of quantized copies (model/gemma4/weight_quantization.h).
   std::vector<std::unique_ptr<std::vector<float>>> owned;
   std::vector<io::HugePageBuffer> owned_bytes;  // load-time quantized matrices (one arena)
+  // Static int8 activation fake quantization (model/weight_source.h ActivationQuant) of the
+  // Linears that have it, by the weight's data pointer; empty for most checkpoints.
+  struct ActScales {
+    float input = 0.0f, output = 0.0f;
+  };
+  std::unordered_map<const void*, ActScales> act_quant;
 };
 
 // Finds a tensor by its full checkpoint name; NotFound when absent.

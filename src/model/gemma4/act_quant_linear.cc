@@ -1,0 +1,55 @@
+// ProjLinear / ProjLinearMany (see layer_blocks.h): the Linears of a layer, with the static int8
+// activation fake quantization of compressed-tensors a8/o8 schemes (Google's *-qat-mobile-ct, as
+// vLLM's WNA8O8 scheme runs them): x' = clamp(round(x / s_in), -128, 127) · s_in into a scratch
+// copy, the product on the reference weights, then the same on y with s_out (round half to even;
+// a scale of 0 leaves that side as it is). Weights without scales go straight to the kernels.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "kernels/ops.h"
+#include "model/gemma4/layer_blocks.h"
+
+namespace gemmad::model::gemma4 {
+namespace {
+
+void FakeQuantInt8(const float* x, int64_t n, float s, float* y) {
+  for (int64_t i = 0; i < n; ++i) y[i] = std::clamp(std::nearbyint(x[i] / s), -128.0f, 127.0f) * s;
+}
+
+const Weights::ActScales* ScalesOf(const LayerContext& lc, const TensorView& w) {
+  if (lc.weights.act_quant.empty()) return nullptr;
+  auto it = lc.weights.act_quant.find(w.data);
+  return it == lc.weights.act_quant.end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
+void ProjLinear(const LayerContext& lc, const TensorView& x, const TensorView& w, const TensorView& y) {
+  const Weights::ActScales* s = ScalesOf(lc, w);
+  if (s == nullptr) {
+    kernels::Linear(lc.exec, x, w, y);
+    return;
+  }
+  TensorView in = x;
+  thread_local std::vector<float> scratch;
+  if (s->input > 0.0f) {
+    const auto n = static_cast<size_t>(x.NumElements());
+    if (scratch.size() < n) scratch.resize(n);
+    FakeQuantInt8(x.As<const float>(), x.NumElements(), s->input, scratch.data());
+    in.data = scratch.data();
+  }
+  kernels::Linear(lc.exec, in, w, y);
+  if (s->output > 0.0f) FakeQuantInt8(y.As<const float>(), y.NumElements(), s->output, y.As<float>());
+}
+
+void ProjLinearMany(const LayerContext& lc, const TensorView& x, std::span<const TensorView> ws,
+                    std::span<const TensorView> ys) {
+  if (std::none_of(ws.begin(), ws.end(), [&](const TensorView& w) { return ScalesOf(lc, w) != nullptr; })) {
+    kernels::LinearMany(lc.exec, x, ws, ys);
+    return;
+  }
+  for (size_t i = 0; i < ws.size(); ++i) ProjLinear(lc, x, ws[i], ys[i]);
+}
+
+}  // namespace gemmad::model::gemma4
