@@ -1,48 +1,106 @@
-// FP8 Linear, AVX-512 (kernels/registry.h LinearF8Fn): each row's E4M3 bytes are widened to fp32 in
-// registers, 16 at a time — the 7 magnitude bits shifted into an fp32 exponent/mantissa and scaled
-// by 2^120 (which also turns E4M3 subnormals, fp32 denormals there, into their values; no DAZ is
-// ever set), the sign bit moved to bit 31 — and meet up to 4 tokens' quantized activations per
-// pass, so the row is read once for them. NaN codes (0x7F, 0xFF; never in a checkpoint) read as
-// ±480. A masked tail covers rows of any length.
+// FP8 Linear, AVX-512 (kernels/registry.h LinearF8Fn). E4M3 bytes are widened through IEEE half:
+// the 7 magnitude bits shifted left by 7 are an f16 of 1/256 the value (exponent bias 15 against
+// E4M3's 7; E4M3 subnormals land on f16 subnormals, so no special case), the sign goes to bit 15,
+// and vcvtph2ps gives 16 floats: 5 operations per 16 weights. The 2^8 goes into the row scale at the
+// end (exact). NaN codes (0x7F, 0xFF; never in a checkpoint) read as ±480. Tiles of T tokens x R
+// rows share each decoded weight vector and each activation load: 1 x 4 rows at batch 1 (four
+// independent row streams, prefetched ahead as the other batch-1 kernels do, kernels/stream_params.h),
+// 4 x 2 above. Every (token, row) sums in one accumulator over 16-wide steps in the same order with
+// a masked tail, then one horizontal add, whatever the tile: results are batch- and range-invariant.
 #include <immintrin.h>
 
-// GCC 12 warns on the AVX-512 intrinsics' internal _mm512_undefined_* (a known false positive).
+// GCC 12 warns on the AVX-512 intrinsics' internal _mm512_undefined_* (a known false positive,
+// GCC bug 105593).
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/cpu/stream_prefetch.h"
 #include "kernels/registry.h"
 #include "tensor/dtype.h"
 
 namespace gemmad::kernels {
 namespace {
 
-constexpr int kTile = 4;
-
+// 16 E4M3 codes -> 16 floats of 1/256 their value.
 inline __m512 Decode16(__m128i bytes) {
-  const __m512i u = _mm512_cvtepu8_epi32(bytes);
-  const __m512i mag = _mm512_slli_epi32(_mm512_and_si512(u, _mm512_set1_epi32(0x7F)), 20);
-  const __m512 f = _mm512_mul_ps(_mm512_castsi512_ps(mag), _mm512_set1_ps(0x1p120f));
-  const __m512i sign = _mm512_slli_epi32(_mm512_and_si512(u, _mm512_set1_epi32(0x80)), 24);
-  return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(f), sign));
+  const __m256i u = _mm256_cvtepu8_epi16(bytes);
+  const __m256i mag = _mm256_slli_epi16(u, 7);   // magnitude bits 6..0 -> 13..7 (sign lands on 14)
+  const __m256i sign = _mm256_slli_epi16(u, 8);  // sign bit 7 -> 15
+  // bits 13..0 from mag, 15..14 from sign (bit 14 of sign is the code's bit 6 shifted out: mask it).
+  const __m256i h = _mm256_ternarylogic_epi32(_mm256_set1_epi16(0x3FFF), mag,
+                                              _mm256_and_si256(sign, _mm256_set1_epi16(static_cast<short>(0x8000))),
+                                              0xCA);  // a ? b : c
+  return _mm512_cvtph_ps(h);
+}
+
+inline __m128i LoadBytes(const uint8_t* p, int64_t left) {
+  if (left >= 16) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  return _mm_maskz_loadu_epi8(static_cast<__mmask16>((1u << left) - 1u), p);
+}
+
+inline __m512 LoadX(const float* p, int64_t left) {
+  if (left >= 16) return _mm512_loadu_ps(p);
+  return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << left) - 1u), p);
+}
+
+// out[t * R + r] = Σ_i xq[t, i] · e4m3(rows[r][i]) / 256.
+template <int T, int R>
+void Tile(const float* xq, int64_t in, const uint8_t* const* rows, float* out) {
+  __m512 acc[T][R];
+  for (int t = 0; t < T; ++t) {
+    for (int r = 0; r < R; ++r) acc[t][r] = _mm512_setzero_ps();
+  }
+  const StreamParams& sp = ActiveStreamParams();
+  const int64_t ahead = AheadBytesInt8(sp, in + 4);
+  for (int64_t i = 0; i < in; i += 16) {
+    const int64_t left = in - i;
+    __m512 w[R];
+    for (int r = 0; r < R; ++r) w[r] = Decode16(LoadBytes(rows[r] + i, left));
+    if constexpr (T == 1) {  // batch 1 streams the weights: one prefetch per row and cache line
+      if (i % 64 == 0) {
+        for (int r = 0; r < R; ++r) PrefetchAt(rows[r] + i + ahead, sp.level);
+      }
+    }
+    for (int t = 0; t < T; ++t) {
+      const __m512 x = LoadX(xq + t * in + i, left);
+      for (int r = 0; r < R; ++r) acc[t][r] = _mm512_fmadd_ps(x, w[r], acc[t][r]);
+    }
+  }
+  for (int t = 0; t < T; ++t) {
+    for (int r = 0; r < R; ++r) out[t * R + r] = _mm512_reduce_add_ps(acc[t][r]);
+  }
+}
+
+inline float RowScale(const uint8_t* row) {
+  float d;
+  std::memcpy(&d, row, sizeof(float));
+  return d;
+}
+
+template <int T, int R>
+void RunTile(const float* xq, const float* s, int64_t t0, int64_t in, const uint8_t* w, size_t stride, int64_t o,
+             float* y, int64_t ldy) {
+  const uint8_t* rows[R];
+  for (int r = 0; r < R; ++r) rows[r] = w + static_cast<size_t>(o + r) * stride + sizeof(float);
+  float out[T * R];
+  Tile<T, R>(xq + t0 * in, in, rows, out);
+  for (int t = 0; t < T; ++t) {
+    for (int r = 0; r < R; ++r) {
+      y[(t0 + t) * ldy + o + r] = out[t * R + r] * (256.0f * RowScale(rows[r] - sizeof(float))) * s[t0 + t];
+    }
+  }
 }
 
 template <int T>
-void RowTile(const float* xq, int64_t in, const uint8_t* q, float* acc_out) {
-  __m512 acc[T];
-  for (int t = 0; t < T; ++t) acc[t] = _mm512_setzero_ps();
-  int64_t i = 0;
-  for (; i + 16 <= in; i += 16) {
-    const __m512 wv = Decode16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q + i)));
-    for (int t = 0; t < T; ++t) acc[t] = _mm512_fmadd_ps(_mm512_loadu_ps(xq + t * in + i), wv, acc[t]);
-  }
-  if (i < in) {
-    const __mmask16 m = static_cast<__mmask16>((1u << (in - i)) - 1u);
-    const __m512 wv = Decode16(_mm_maskz_loadu_epi8(m, q + i));
-    for (int t = 0; t < T; ++t) acc[t] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, xq + t * in + i), wv, acc[t]);
-  }
-  for (int t = 0; t < T; ++t) acc_out[t] = _mm512_reduce_add_ps(acc[t]);
+void RunTokens(const float* xq, const float* s, int64_t t0, int64_t in, const uint8_t* w, size_t stride,
+               int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
+  constexpr int R = T == 1 ? 4 : 2;
+  int64_t o = o_begin;
+  for (; o + R <= o_end; o += R) RunTile<T, R>(xq, s, t0, in, w, stride, o, y, ldy);
+  for (; o < o_end; ++o) RunTile<T, 1>(xq, s, t0, in, w, stride, o, y, ldy);
 }
 
 }  // namespace
@@ -50,24 +108,13 @@ void RowTile(const float* xq, int64_t in, const uint8_t* q, float* acc_out) {
 void LinearF8RAvx512(const float* xq, const float* s, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
                      int64_t o_end, float* y, int64_t ldy) {
   const size_t stride = tensor::RowBytes(tensor::DType::kF8R, in);
-  for (int64_t o = o_begin; o < o_end; ++o) {
-    const uint8_t* row = w + static_cast<size_t>(o) * stride;
-    float d;
-    std::memcpy(&d, row, sizeof(float));
-    const uint8_t* q = row + sizeof(float);
-    float acc[kTile];
-    for (int64_t t0 = 0; t0 < n; t0 += kTile) {
-      const int64_t m = std::min<int64_t>(kTile, n - t0);
-      const float* x = xq + t0 * in;
-      switch (m) {
-        case 4: RowTile<4>(x, in, q, acc); break;
-        case 3: RowTile<3>(x, in, q, acc); break;
-        case 2: RowTile<2>(x, in, q, acc); break;
-        default: RowTile<1>(x, in, q, acc); break;
-      }
-      for (int64_t t = 0; t < m; ++t) y[(t0 + t) * ldy + o] = acc[t] * d * s[t0 + t];
-    }
+  if (n == 1) {
+    RunTokens<1>(xq, s, 0, in, w, stride, o_begin, o_end, y, ldy);
+    return;
   }
+  int64_t t0 = 0;
+  for (; t0 + 4 <= n; t0 += 4) RunTokens<4>(xq, s, t0, in, w, stride, o_begin, o_end, y, ldy);
+  for (; t0 < n; ++t0) RunTokens<1>(xq, s, t0, in, w, stride, o_begin, o_end, y, ldy);
 }
 
 }  // namespace gemmad::kernels
