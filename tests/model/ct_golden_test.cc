@@ -146,8 +146,10 @@ TEST_P(CtGolden, DequantizedWeightsEqualTheLibrarysBitForBit) {
   }
 }
 
-TEST_P(CtGolden, GivesTransformersLogitsOfItsWeights) {
-  if (fp8() || mobile()) GTEST_SKIP() << "FP8 / mobile: GivesVllmsNumerics";
+// Weight-only checkpoints (W4A16).
+class CtWeightOnlyGolden : public CtGolden {};
+
+TEST_P(CtWeightOnlyGolden, GivesTransformersLogitsOfItsWeights) {
   const std::string name = GetParam();
   const std::string model_name = name.substr(0, 2);
   auto g = Gemma4Golden::Load(model_name, "f32");
@@ -205,8 +207,9 @@ TEST_P(CtGolden, GivesTransformersLogitsOfItsWeights) {
 // numerics in fp32, the library's dequantized weights with every quantized Linear's input and
 // output fake-quantized to int8 with the checkpoint's static scales; gemmad runs those Linears on
 // the same dequantized weights with the same fake quantization (model/gemma4/act_quant_linear.cc).
-TEST_P(CtGolden, GivesVllmsNumerics) {
-  if (!fp8() && !mobile()) GTEST_SKIP() << "int: GivesTransformersLogitsOfItsWeights";
+class CtQuantizedActivationsGolden : public CtGolden {};
+
+TEST_P(CtQuantizedActivationsGolden, GivesVllmsNumerics) {
   const std::string name = GetParam();
   const std::string model_name = name.substr(0, 2);
   auto g = Gemma4Golden::Load(model_name, "f32");
@@ -247,6 +250,8 @@ TEST_P(CtGolden, GivesVllmsNumerics) {
 
 INSTANTIATE_TEST_SUITE_P(Checkpoints, CtGolden,
                          ::testing::Values("t1_w4a16", "t2_w4a16", "t1_fp8", "t2_fp8", "t1_mobile"));
+INSTANTIATE_TEST_SUITE_P(Checkpoints, CtWeightOnlyGolden, ::testing::Values("t1_w4a16", "t2_w4a16"));
+INSTANTIATE_TEST_SUITE_P(Checkpoints, CtQuantizedActivationsGolden, ::testing::Values("t1_fp8", "t2_fp8", "t1_mobile"));
 
 }  // namespace
 }  // namespace gemmad::model::gemma4
