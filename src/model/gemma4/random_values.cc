@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "model/gemma4/random_checkpoint.h"
+#include "model/gemma4/tower_weight_spec.h"
 
 namespace gemmad::model::gemma4 {
 namespace {
@@ -19,6 +20,7 @@ uint64_t Fnv1a(std::string_view s) {
 // and the audio tower's q_proj, k_proj and v_proj share their clip bounds, as the released
 // checkpoints do (multimodal.md §3.1, §8.5).
 std::string ValueName(const std::string& name) {
+  if (!IsClipBound(name)) return name;
   std::string n = name;
   const bool audio = name.find("audio_tower.") != std::string::npos;
   const std::string_view shared = audio ? ".q_proj." : ".k_proj.";
