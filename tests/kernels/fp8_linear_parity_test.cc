@@ -68,7 +68,7 @@ TEST(Fp8Parity, LinearOddSizesMisaligned) {
   for (int64_t in : {1, 7, 8, 15, 16, 17, 33, 100, 256}) {
     for (int64_t out : {1, 3, 8, 17}) {
       const auto w = RandomF8R(rng, out, in);
-      for (int64_t n : {1, 2, 3, 4, 5, 9}) {
+      for (int64_t n : {1, 2, 3, 4, 5, 9, 13}) {
         auto x = testing::RandomFloats(rng, n * in, 2.0);
         std::vector<float> want(static_cast<size_t>(n * out)), got(want.size());
         reference::LinearF8R(x.data(), n, in, w.data(), out, want.data());
@@ -101,7 +101,7 @@ TEST(Fp8Parity, LinearIsBatchAndRangeInvariant) {
   const int64_t in = 100, out = 21;
   const auto w = RandomF8R(rng, out, in);
   testing::ForEachKernelTable([&](const CpuKernelTable& t) {
-    for (int64_t n : {2, 4, 5, 9}) {
+    for (int64_t n : {2, 4, 5, 8, 9, 13, 17}) {
       auto x = testing::RandomFloats(rng, n * in, 2.0);
       std::vector<float> xq(static_cast<size_t>(n * in)), s(static_cast<size_t>(n));
       QuantizeActsF8(x.data(), n, in, xq.data(), s.data());
