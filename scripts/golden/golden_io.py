@@ -47,6 +47,30 @@ class GoldenWriter:
         write_json(os.path.join(directory, stem + ".json"), index)
 
 
+def eager_experts(model):
+    """MoE experts as plain loops (the reference numerics), where the transformers version has the switch."""
+    if hasattr(model, "set_experts_implementation"):
+        try:
+            model.set_experts_implementation("eager")
+        except (ValueError, AttributeError):
+            pass
+    return model
+
+
+def float32_model(config, state):
+    """A float32 causal LM of `config` (eager attention and experts) holding exactly `state`; the tied
+    lm_head is the only tensor `state` may leave out."""
+    import transformers
+
+    model = transformers.AutoModelForCausalLM.from_config(config, dtype=torch.float32, attn_implementation="eager")
+    eager_experts(model)
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    missing = [m for m in missing if m != "lm_head.weight"]
+    assert not missing and not unexpected, (missing, unexpected)
+    model.tie_weights()
+    return model.eval()
+
+
 def safetensors_header(path):
     """The header JSON text of a safetensors file (padding stripped) and {name: {dtype, shape}}."""
     with open(path, "rb") as f:

@@ -222,17 +222,12 @@ def fp8_per_token(x):
 def reference(out_dir, prompts, weight_modules, out_stem):
     import torch
     import transformers
-    from golden_io import GoldenWriter
+    from golden_io import GoldenWriter, eager_experts, float32_model
 
     torch.manual_seed(0)
     torch.set_num_threads(1)
-    model = transformers.AutoModelForCausalLM.from_pretrained(out_dir, dtype=torch.bfloat16,
-                                                              attn_implementation="eager")
-    if hasattr(model, "set_experts_implementation"):
-        try:
-            model.set_experts_implementation("eager")
-        except (ValueError, AttributeError):
-            pass
+    model = eager_experts(transformers.AutoModelForCausalLM.from_pretrained(out_dir, dtype=torch.bfloat16,
+                                                                            attn_implementation="eager"))
     model.eval()
     with torch.no_grad():
         model(input_ids=torch.tensor([[2]]), use_cache=False)  # the library decompresses on the first forward
@@ -249,20 +244,10 @@ def reference(out_dir, prompts, weight_modules, out_stem):
     config = model.config
     if hasattr(config, "quantization_config"):
         del config.quantization_config
-    model = transformers.AutoModelForCausalLM.from_config(config, dtype=torch.float32, attn_implementation="eager")
-    if hasattr(model, "set_experts_implementation"):
-        try:
-            model.set_experts_implementation("eager")
-        except (ValueError, AttributeError):
-            pass
     fp8 = fp8_modules(out_dir)
     for name, w in fp8.items():  # the exact e4m3 · s (12 significant bits: exact in fp32), not bf16(e4m3 · s)
         state[name + ".weight"] = w
-    missing, unexpected = model.load_state_dict(state, strict=False)
-    missing = [m for m in missing if m != "lm_head.weight"]
-    assert not missing and not unexpected, (missing, unexpected)
-    model.tie_weights()
-    model.eval()
+    model = float32_model(config, state)
     modules = dict(model.named_modules())
     for name in fp8:  # vLLM's dynamic per-token FP8 activations, in fp32 (spec §2.2)
         modules[name].register_forward_pre_hook(lambda _m, args: (fp8_per_token(args[0]),) + tuple(args[1:]))

@@ -102,7 +102,7 @@ def quantized_reference(llama_cpp, gguf_path, ckpt_dir, golden_prompts, out_stem
     import transformers
     from gguf import GGUFReader
     from gguf.quants import dequantize
-    from golden_io import GoldenWriter
+    from golden_io import GoldenWriter, float32_model
 
     torch.manual_seed(0)
     torch.set_num_threads(1)
@@ -123,18 +123,7 @@ def quantized_reference(llama_cpp, gguf_path, ckpt_dir, golden_prompts, out_stem
         if arch == "gemma3" and hf.endswith("norm.weight"):
             values = values - numpy.float32(1.0)
         state[hf] = torch.from_numpy(numpy.ascontiguousarray(values))
-    config = transformers.AutoConfig.from_pretrained(ckpt_dir)
-    model = transformers.AutoModelForCausalLM.from_config(config, dtype=torch.float32, attn_implementation="eager")
-    if hasattr(model, "set_experts_implementation"):
-        try:
-            model.set_experts_implementation("eager")
-        except (ValueError, AttributeError):
-            pass
-    missing, unexpected = model.load_state_dict(state, strict=False)
-    missing = [m for m in missing if m != "lm_head.weight"]
-    assert not missing and not unexpected, (missing, unexpected)
-    model.tie_weights()
-    model.eval()
+    model = float32_model(transformers.AutoConfig.from_pretrained(ckpt_dir), state)
     writer = GoldenWriter()
     meta = []
     with torch.no_grad():

@@ -304,16 +304,16 @@ class CtSource final : public WeightSource {
       if (n.ends_with(".weight") && info != nullptr && info->dtype_name == "F8_E5M2") {
         const std::string module = n.substr(0, n.size() - 7);
         const CtScheme* s = config_.SchemeFor(module, CtKindOf(module));
-        return Error(module, fmt::format("{} weights ({}) are not supported yet; gemmad runs pack-quantized weight-only "
-                                         "(W*A16) compressed-tensors checkpoints",
+        return Error(module, fmt::format("{} weights ({}) are not supported yet (FP8 weights must be E4M3)",
                                          info->dtype_name, s && s->weights ? s->weights->ToString() : "no scheme"));
       }
     }
-    std::set<std::string, std::less<>> names;
+    std::set<std::string, std::less<>> names, planned;
+    for (const Module& m : modules_) planned.insert(m.name);
     for (const std::string& n : base_->tensor_names()) {
       if (EndsWithAny(n, {kPacked, kScale, kShape, kZeroPoint, kGIdx, kInputScale, kOutputScale})) {
         const std::string module = n.substr(0, n.rfind('.'));
-        if (std::none_of(modules_.begin(), modules_.end(), [&](const Module& m) { return m.name == module; })) {
+        if (!planned.contains(module)) {
           return Error(module, fmt::format("tensor '{}' without a quantized weight", n));
         }
         hidden_.insert(n);

@@ -77,24 +77,6 @@ std::vector<float> Prefill(Model& m, const std::vector<int64_t>& ids) {
   return r.Step(0, std::vector<int32_t>(ids.begin(), ids.end()), true, nullptr);
 }
 
-double MeanKl(const std::vector<float>& a, const std::vector<float>& b, int64_t T, int64_t V, double* top1) {
-  double kl = 0.0, same = 0.0;
-  for (int64_t t = 0; t < T; ++t) {
-    const float* x = a.data() + t * V;
-    const float* y = b.data() + t * V;
-    const double mx = *std::max_element(x, x + V), my = *std::max_element(y, y + V);
-    double zx = 0.0, zy = 0.0;
-    for (int64_t i = 0; i < V; ++i) zx += std::exp(x[i] - mx), zy += std::exp(y[i] - my);
-    for (int64_t i = 0; i < V; ++i) {
-      const double lx = x[i] - mx - std::log(zx), ly = y[i] - my - std::log(zy);
-      kl += std::exp(lx) * (lx - ly);
-    }
-    same += (std::max_element(x, x + V) - x) == (std::max_element(y, y + V) - y) ? 1.0 : 0.0;
-  }
-  *top1 = same / static_cast<double>(T);
-  return kl / static_cast<double>(T);
-}
-
 class CtGolden : public ::testing::TestWithParam<std::string> {
  protected:
   bool fp8() const { return GetParam().ends_with("_fp8"); }
@@ -184,8 +166,7 @@ TEST_P(CtWeightOnlyGolden, GivesTransformersLogitsOfItsWeights) {
     ASSERT_TRUE(f32.ok());
     const auto lossy = testing::Compare(got.data(), f32->values.data(), T, V);
     EXPECT_GT(lossy.mean_abs, 10 * kLogitTol);  // the quantized weights were not read as the originals
-    double top1 = 0.0;
-    const double kl = MeanKl(want, fast, T, V, &top1);
+    const auto [kl, top1] = testing::MeanKlAndTop1(want.data(), fast.data(), T, V);
     std::printf("[ct] %s %s: dequantized vs transformers max abs %.2e; int4 kernels vs transformers mean KL %.4f "
                 "top-1 %.2f; vs the unquantized model mean abs %.3f\n",
                 name.c_str(), p.name.c_str(), s.max_abs, kl, top1, lossy.mean_abs);
@@ -238,8 +219,7 @@ TEST_P(CtQuantizedActivationsGolden, GivesVllmsNumerics) {
     auto f32_golden = g->Array(p.name + ".prefill_logits");
     ASSERT_TRUE(f32_golden.ok());
     const auto lossy = testing::Compare(got.data(), f32_golden->values.data(), T, V);
-    double top1 = 0.0;
-    const double kl = MeanKl(want, got, T, V, &top1);
+    const auto [kl, top1] = testing::MeanKlAndTop1(want.data(), got.data(), T, V);
     std::printf("[ct] %s %s: gemmad vs vLLM's numerics max abs %.2e mean abs %.2e, mean KL %.2e top-1 %.2f; vs "
                 "the unquantized model mean abs %.3f\n",
                 name.c_str(), p.name.c_str(), s.max_abs, s.mean_abs, kl, top1, lossy.mean_abs);

@@ -70,24 +70,6 @@ std::vector<float> Prefill(Model& m, const std::vector<int64_t>& ids, const kern
   return r.Step(0, std::vector<int32_t>(ids.begin(), ids.end()), true, nullptr);
 }
 
-// Mean over rows of KL(softmax(a) || softmax(b)), and the fraction of rows with the same argmax.
-std::pair<double, double> KlAndTop1(const std::vector<float>& a, const std::vector<float>& b, int64_t T, int64_t V) {
-  double kl = 0.0, top1 = 0.0;
-  for (int64_t t = 0; t < T; ++t) {
-    const float* x = a.data() + t * V;
-    const float* y = b.data() + t * V;
-    const double mx = *std::max_element(x, x + V), my = *std::max_element(y, y + V);
-    double zx = 0.0, zy = 0.0;
-    for (int64_t i = 0; i < V; ++i) zx += std::exp(x[i] - mx), zy += std::exp(y[i] - my);
-    for (int64_t i = 0; i < V; ++i) {
-      const double lx = x[i] - mx - std::log(zx), ly = y[i] - my - std::log(zy);
-      kl += std::exp(lx) * (lx - ly);
-    }
-    top1 += (std::max_element(x, x + V) - x) == (std::max_element(y, y + V) - y) ? 1.0 : 0.0;
-  }
-  return {kl / static_cast<double>(T), top1 / static_cast<double>(T)};
-}
-
 class GgufGolden : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GgufGolden, F32FileGivesTheSafetensorsLogits) {
@@ -139,9 +121,9 @@ TEST_P(GgufQuantizedGolden, GivesTheReferenceLogitsOfItsWeights) {
     EXPECT_GT(lossy.mean_abs, 10 * kLogitTol);  // the file was not silently read as the f32 weights
     // Read in place (Q8_0, Q5_0, Q4_K, Q6_K; Q4_0 through the int4 kernels) against int8
     // activations, as llama.cpp reads them: what that adds is the activation rounding alone.
-    const auto [kl, top1] = KlAndTop1(ref, fast, T, V);
+    const auto [kl, top1] = testing::MeanKlAndTop1(ref.data(), fast.data(), T, V);
     const std::vector<float> scalar = Prefill(*native, p.token_ids, {nullptr, kernels::FindBackend("reference")});
-    const double backends_kl = KlAndTop1(scalar, fast, T, V).first;
+    const double backends_kl = testing::MeanKlAndTop1(scalar.data(), fast.data(), T, V).mean_kl;
     std::printf("[gguf-quant] %s %s %s: dequantized vs reference max abs %.2e; native kernels vs reference mean KL "
                 "%.4f top-1 %.2f; native CPU vs reference backend mean KL %.2e; vs the f32 golden mean abs %.3f\n",
                 model.c_str(), type.c_str(), p.name.c_str(), s.max_abs, kl, top1, backends_kl, lossy.mean_abs);

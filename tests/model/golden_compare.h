@@ -62,4 +62,25 @@ inline std::vector<double> LogSoftmax(const float* row, int64_t n) {
   return out;
 }
 
+// Mean over rows of KL(softmax(a) || softmax(b)) for [rows, cols] logits, in double, and the
+// fraction of rows whose argmax agrees.
+struct KlStats {
+  double mean_kl = 0, top1 = 0;
+};
+inline KlStats MeanKlAndTop1(const float* a, const float* b, int64_t rows, int64_t cols) {
+  KlStats s;
+  for (int64_t t = 0; t < rows; ++t) {
+    const float* x = a + t * cols;
+    const float* y = b + t * cols;
+    const std::vector<double> lx = LogSoftmax(x, cols), ly = LogSoftmax(y, cols);
+    for (int64_t i = 0; i < cols; ++i) s.mean_kl += std::exp(lx[i]) * (lx[i] - ly[i]);
+    s.top1 += (std::max_element(x, x + cols) - x) == (std::max_element(y, y + cols) - y) ? 1.0 : 0.0;
+  }
+  if (rows > 0) {
+    s.mean_kl /= static_cast<double>(rows);
+    s.top1 /= static_cast<double>(rows);
+  }
+  return s;
+}
+
 }  // namespace gemmad::model::testing

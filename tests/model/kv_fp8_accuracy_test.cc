@@ -18,22 +18,6 @@ namespace {
 using golden::Gemma4Golden;
 using testing::SequenceRunner;
 
-double MeanKl(const float* a, const float* b, int64_t T, int64_t V) {
-  double kl = 0.0;
-  for (int64_t t = 0; t < T; ++t) {
-    const float* x = a + t * V;
-    const float* y = b + t * V;
-    const double mx = *std::max_element(x, x + V), my = *std::max_element(y, y + V);
-    double zx = 0.0, zy = 0.0;
-    for (int64_t i = 0; i < V; ++i) zx += std::exp(x[i] - mx), zy += std::exp(y[i] - my);
-    for (int64_t i = 0; i < V; ++i) {
-      const double lx = x[i] - mx - std::log(zx), ly = y[i] - my - std::log(zy);
-      kl += std::exp(lx) * (lx - ly);
-    }
-  }
-  return kl / static_cast<double>(T);
-}
-
 class KvFp8 : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(KvFp8, HalvesTheBytesAndStaysCloseToTheGolden) {
@@ -62,7 +46,7 @@ TEST_P(KvFp8, HalvesTheBytesAndStaysCloseToTheGolden) {
     for (int k = 0; k < 3; ++k) {
       SequenceRunner r(**m, 16, 16, {}, dtypes[k]);
       logits[k] = r.Step(0, ids, true, nullptr);
-      kl[k] = MeanKl(want->values.data(), logits[k].data(), T, V);
+      kl[k] = testing::MeanKlAndTop1(want->values.data(), logits[k].data(), T, V).mean_kl;
     }
     const auto fp8_vs_bf16 = testing::Compare(logits[2].data(), logits[1].data(), T, V);
     std::printf("[kv-fp8] %s %s: mean KL vs the fp32 golden: f32 cache %.2e, bf16 cache %.2e, fp8 cache %.2e; fp8 vs "
