@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -35,6 +36,10 @@ constexpr FlagSpec kFlags[] = {
     {"num-iters-warmup", kInt, "10", "Untimed iterations first."},
     {"num-iters", kInt, "30", "Timed iterations."},
     {"output-json", kString, "", "Write the results (vLLM's fields plus gemmad's extras) to this JSON file."},
+    {"replay-drafts", kInt, "0",
+     "gemmad: the cost of speculative verification. Each iteration runs its batch twice, greedy: plainly (recorded), "
+     "then with this many drafts per step replayed from the recording (all accepted, same output); prints both "
+     "decode rates and their ratio. Prefix caching is off in this mode."},
 };
 
 int Fail(int code, const std::string& message) {
@@ -44,6 +49,70 @@ int Fail(int code, const std::string& message) {
 
 double Mean(const std::vector<double>& v) {
   return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+
+// --replay-drafts K: per iteration a plain greedy run (recorded) and a replayed-draft run of the same
+// prompts; both decode rates, their ratio, and whether the outputs were identical.
+int RunReplay(const ParsedFlags& f, int64_t input_len, int64_t output_len, int64_t batch, int64_t warmup,
+              int64_t iters, int64_t num_drafts) {
+  auto book = std::make_shared<spec::ReplayBook>();
+  BenchDrafter bd{std::make_shared<spec::ReplayDrafter>(book), static_cast<int32_t>(num_drafts),
+                  "replay of the recorded greedy run (benchmark)", true};
+  auto e = StartOfflineEngine(f, input_len + output_len, &bd);
+  if (!e.ok()) return Fail(2, e.status().message());
+  engine::EngineClient& client = *e->engine.engine;
+  const uint64_t seed = static_cast<uint64_t>(f.GetInt("seed"));
+  auto decode_rate = [&](const BatchTiming& t) {
+    double prefill = 0;
+    for (const RequestTiming& r : t.requests) prefill = std::max(prefill, r.first_token_s);
+    return t.elapsed_s > prefill ? static_cast<double>(batch * (output_len - 1)) / (t.elapsed_s - prefill) : 0.0;
+  };
+  std::vector<double> plain, replayed, ratios;
+  int64_t mismatches = 0;
+  for (int64_t k = 0; k < warmup + iters; ++k) {
+    const auto prompts = RandomPrompts(batch, input_len, e->prompt_ids, seed + static_cast<uint64_t>(k));
+    auto a = RunBatch(client, prompts, output_len, /*greedy=*/true);
+    if (!a.ok()) return Fail(1, a.status().message());
+    for (size_t i = 0; i < prompts.size(); ++i) {
+      std::vector<int32_t> all = prompts[i];
+      all.insert(all.end(), a->requests[i].token_ids.begin(), a->requests[i].token_ids.end());
+      book->Record(std::move(all));
+    }
+    auto b = RunBatch(client, prompts, output_len, /*greedy=*/true);
+    if (!b.ok()) return Fail(1, b.status().message());
+    if (k < warmup) continue;
+    for (size_t i = 0; i < prompts.size(); ++i) mismatches += a->requests[i].token_ids != b->requests[i].token_ids;
+    plain.push_back(decode_rate(*a));
+    replayed.push_back(decode_rate(*b));
+    ratios.push_back(plain.back() > 0 ? replayed.back() / plain.back() : 0.0);
+    std::printf("iteration %lld: plain decode %.2f tokens/s, replayed %lld drafts %.2f tokens/s (%.2fx)\n",
+                static_cast<long long>(k - warmup), plain.back(), static_cast<long long>(num_drafts), replayed.back(),
+                ratios.back());
+  }
+  std::printf("Plain decode throughput: %.2f output tokens/s (batch size %lld, greedy)\n", Mean(plain),
+              static_cast<long long>(batch));
+  std::printf("Replayed-draft decode throughput: %.2f output tokens/s (%lld drafts per step, all accepted)\n",
+              Mean(replayed), static_cast<long long>(num_drafts));
+  std::printf("Speed-up: %.2fx (mean of per-iteration ratios)\n", Mean(ratios));
+  std::printf("Outputs identical to the plain run: %lld of %lld requests\n",
+              static_cast<long long>(iters * batch - mismatches), static_cast<long long>(iters * batch));
+  const std::string json_path = f.GetString("output-json");
+  if (!json_path.empty()) {
+    nlohmann::ordered_json j;
+    j["plain_decode_tokens_per_second"] = plain;
+    j["replayed_decode_tokens_per_second"] = replayed;
+    j["speedups"] = ratios;
+    j["mean_speedup"] = Mean(ratios);
+    j["num_drafts"] = num_drafts;
+    j["mismatched_requests"] = mismatches;
+    j["batch_size"] = batch;
+    j["input_len"] = input_len;
+    j["output_len"] = output_len;
+    j["num_iters"] = iters;
+    j.update(OfflineSettingsJson(*e));
+    if (Status s = WriteJsonFile(json_path, j); !s.ok()) return Fail(1, s.message());
+  }
+  return mismatches == 0 ? 0 : 1;
 }
 
 }  // namespace
@@ -60,6 +129,10 @@ int RunBenchLatency(const std::vector<std::string>& args) {
   if (warmup < 0) return Fail(2, "--num-iters-warmup must be non-negative");
   if (iters < 1) return Fail(2, "--num-iters must be at least 1");
   if (auto name = OfflineModelName(f); !name.ok()) return Fail(2, name.status().message());
+  const int64_t replay = f.GetInt("replay-drafts");
+  if (replay < 0 || replay > 64) return Fail(2, "--replay-drafts must be in [0, 64]");
+  if (replay > 0 && output_len < 2) return Fail(2, "--replay-drafts needs --output-len of at least 2");
+  if (replay > 0) return RunReplay(f, input_len, output_len, batch, warmup, iters, replay);
   auto e = StartOfflineEngine(f, input_len + output_len);
   if (!e.ok()) return Fail(2, e.status().message());
   engine::EngineClient& client = *e->engine.engine;

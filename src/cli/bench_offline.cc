@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "cli/flag_values.h"
+#include "cli/speculative_flag.h"
 #include "io/hf_hub.h"
 #include "model/gemma4/checkpoint.h"
 #include "tokenizer/tokenizer.h"
@@ -39,6 +40,8 @@ constexpr FlagSpec kEngineFlags[] = {
     {"block-size", kInt, "16", "Tokens per KV block."},
     {"enable-prefix-caching", kBool, "true", "Prefix caching (random prompts never share a block anyway)."},
     {"seed", kInt, "0", "Seed of the random prompts and of the engine's sampling."},
+    {"speculative-config", kJson, "", "Speculative decoding as `gemmad serve` takes it (n-gram drafting).", FlagEffect::kEffective,
+     {}, "-sc"},
     {"disable-detokenize", kBool, "false", "Accepted for vLLM compatibility (token-id prompts are never "
                                            "detokenized).", FlagEffect::kAccepted},
 };
@@ -133,7 +136,7 @@ Result<std::string> OfflineModelName(const ParsedFlags& f) {
   return flag.empty() ? pos : flag;
 }
 
-Result<OfflineEngine> StartOfflineEngine(const ParsedFlags& f, int64_t needed_len) {
+Result<OfflineEngine> StartOfflineEngine(const ParsedFlags& f, int64_t needed_len, const BenchDrafter* drafter) {
   OfflineEngine out;
   GEMMAD_ASSIGN_OR_RETURN(out.model, OfflineModelName(f));
   ModelEngineOptions o;
@@ -171,6 +174,19 @@ Result<OfflineEngine> StartOfflineEngine(const ParsedFlags& f, int64_t needed_le
   if (!dir.ok()) return InvalidArgumentError(dir.status().message());
   out.model_dir = *dir;
   o.model_dir = out.model_dir;
+  if (drafter) {
+    if (!f.IsNull("speculative-config")) return InvalidArgumentError("--speculative-config and --replay-drafts exclude each other");
+    o.drafter = drafter->drafter;
+    o.num_speculative_tokens = drafter->num_tokens;
+    o.drafter_label = drafter->label;
+    if (drafter->disable_prefix_caching) o.enable_prefix_caching = false;
+  } else if (!f.IsNull("speculative-config")) {
+    GEMMAD_ASSIGN_OR_RETURN(spec::SpeculativeConfig sc, ParseSpeculativeFlag(f.GetJson("speculative-config")));
+    o.drafter = MakeTokenDrafter(sc);
+    o.num_speculative_tokens = sc.num_speculative_tokens;
+    o.drafter_label = fmt::format("ngram (prompt_lookup_min={}, prompt_lookup_max={})", sc.prompt_lookup_min,
+                                  sc.prompt_lookup_max);
+  }
   auto engine = CreateModelEngine(o);
   if (!engine.ok()) return InvalidArgumentError(engine.status().message());
   out.engine = std::move(*engine);
@@ -179,7 +195,7 @@ Result<OfflineEngine> StartOfflineEngine(const ParsedFlags& f, int64_t needed_le
 }
 
 Result<BatchTiming> RunBatch(engine::EngineClient& client, const std::vector<std::vector<int32_t>>& prompts,
-                             int64_t output_len) {
+                             int64_t output_len, bool greedy) {
   auto t = std::make_shared<Tracker>();
   t->timings.resize(prompts.size());
   t->got_first.resize(prompts.size(), false);
@@ -191,7 +207,7 @@ Result<BatchTiming> RunBatch(engine::EngineClient& client, const std::vector<std
     engine::EngineRequest& r = requests[i];
     r.request_id = fmt::format("bench-{}", i);
     r.prompt_token_ids = prompts[i];
-    r.sampling.temperature = 1.0f;
+    r.sampling.temperature = greedy ? 0.0f : 1.0f;
     r.sampling.top_p = 1.0f;
     r.sampling.ignore_eos = true;
     r.sampling.max_tokens = static_cast<int32_t>(output_len);
@@ -223,6 +239,7 @@ Result<BatchTiming> RunBatch(engine::EngineClient& client, const std::vector<std
           rt.cached_tokens = out.num_cached_tokens;
         }
         rt.output_tokens = out.num_output_tokens;
+        rt.token_ids.insert(rt.token_ids.end(), out.token_ids.begin(), out.token_ids.end());
         if (!out.finished()) continue;
         rt.last_token_s = at;
         if (out.finish_reason == engine::FinishReason::kError && t->error.ok()) {

@@ -20,6 +20,7 @@
 #include "cli/flag_spec.h"
 #include "engine/engine_client.h"
 #include "cli/model_engine.h"
+#include "spec/drafter.h"
 
 namespace gemmad::cli {
 
@@ -51,10 +52,19 @@ struct OfflineEngine {
   std::vector<int32_t> prompt_ids;  // the ids random prompts are drawn from
 };
 
+// A drafter the benchmark brings itself (bench latency --replay-drafts) instead of
+// --speculative-config's.
+struct BenchDrafter {
+  std::shared_ptr<const spec::TokenDrafter> drafter;
+  int32_t num_tokens = 0;
+  std::string label;
+  bool disable_prefix_caching = false;
+};
+
 // Validates the engine flags (InvalidArgument: a usage error) and starts the engine with
 // max_model_len = --max-model-len, else `needed_len` (the longest request of the benchmark).
 // A model that fails to load, or a KV budget too small, is an InvalidArgument too.
-Result<OfflineEngine> StartOfflineEngine(const ParsedFlags& f, int64_t needed_len);
+Result<OfflineEngine> StartOfflineEngine(const ParsedFlags& f, int64_t needed_len, const BenchDrafter* drafter = nullptr);
 
 // One request's timeline, seconds from the batch start.
 struct RequestTiming {
@@ -62,6 +72,7 @@ struct RequestTiming {
   double last_token_s = 0;   // the delta that finished it
   int64_t output_tokens = 0;
   int64_t cached_tokens = 0;  // prompt tokens served from the prefix cache
+  std::vector<int32_t> token_ids;  // the generated tokens
 };
 
 struct BatchTiming {
@@ -69,12 +80,13 @@ struct BatchTiming {
   std::vector<RequestTiming> requests;
 };
 
-// Submits every prompt at once (each generating exactly output_len tokens) and waits for all.
+// Submits every prompt at once (each generating exactly output_len tokens; greedy instead of
+// vLLM's temperature 1 when `greedy`) and waits for all.
 // Timestamps are taken on the engine thread as each delta is pushed (RequestStream notifier).
 // Errors: a rejected submit, a request ending with an error, or one that did not produce
 // output_len tokens.
 Result<BatchTiming> RunBatch(engine::EngineClient& client, const std::vector<std::vector<int32_t>>& prompts,
-                             int64_t output_len);
+                             int64_t output_len, bool greedy = false);
 
 // The shared settings block of the JSON outputs (model, quantization, threads, ...).
 nlohmann::ordered_json OfflineSettingsJson(const OfflineEngine& e);

@@ -30,6 +30,9 @@ class PooledRunner : public runner::Runner {
   int32_t vocab_size() const override { return inner_->vocab_size(); }
   Result<runner::StepResult> Execute(const sched::SchedulerOutput& out) override { return inner_->Execute(out); }
   bool SupportsModality(mm::Modality m) const override { return inner_->SupportsModality(m); }
+  bool SetTokenDrafter(std::shared_ptr<const spec::TokenDrafter> drafter, int32_t num_tokens) override {
+    return inner_->SetTokenDrafter(std::move(drafter), num_tokens);
+  }
 
  private:
   std::unique_ptr<kernels::ThreadPool> pool_;  // outlives inner_ (declared first, destroyed last)
@@ -158,6 +161,12 @@ Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
   }
   GEMMAD_ASSIGN_OR_RETURN(auto runner, runner::ModelRunner::Create(std::move(model), kv, exec, o.kv_cache_dtype,
                                                                    runner::CombineEncoders(std::move(encoders))));
+  if (o.drafter && o.num_speculative_tokens > 0) {
+    runner->SetTokenDrafter(o.drafter, o.num_speculative_tokens);
+    ec.num_speculative_tokens = o.num_speculative_tokens;
+    GEMMAD_LOG_INFO("speculative decoding: {}, {} drafted tokens per step, verified by the target in the same step",
+                    o.drafter_label, o.num_speculative_tokens);
+  }
   std::unique_ptr<runner::Runner> served = std::move(runner);
   if (o.wrap_runner) served = o.wrap_runner(std::move(served));  // test binary only
   auto pooled = std::make_unique<PooledRunner>(std::move(pool), std::move(served));

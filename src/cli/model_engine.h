@@ -15,6 +15,7 @@
 #include "model/gemma4/weight_quantization.h"
 #include "model/weight_source.h"
 #include "runner/runner.h"
+#include "spec/drafter.h"
 #include "tensor/dtype.h"
 
 namespace gemmad::kernels {
@@ -46,6 +47,11 @@ struct ModelEngineOptions {
   bool language_model_only = false;             // --language-model-only: no encoder is loaded
   model::gemma4::WeightQuantization quantization = model::gemma4::WeightQuantization::kNone;  // --quantization
   std::string checkpoint_quantization;  // --quantization naming the checkpoint's method ("" = any)
+  // Speculative decoding (--speculative-config): the runner drafts up to num_speculative_tokens
+  // per sequence and step with `drafter` (null: off).
+  std::shared_ptr<const spec::TokenDrafter> drafter;
+  int32_t num_speculative_tokens = 0;
+  std::string drafter_label;  // for the log line, e.g. "ngram (prompt_lookup_min=5, prompt_lookup_max=5)"
   // Test seam (cli/test_seams.h): the kernels backend (kernels/backend.h); nullptr = CPU.
   const kernels::Backend* backend = nullptr;
   // Test seam (cli/test_seams.h): wraps the model runner; unset in the release binary.

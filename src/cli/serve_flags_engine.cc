@@ -38,7 +38,11 @@ constexpr FlagSpec kFlags[] = {
     {"pipeline-parallel-size", kInt, "1", "Multi-GPU only (no GPU backend): pipeline-parallel degree; only 1.", kOnlyDefault, {}, "-pp"},
     {"data-parallel-size", kInt, "1", "Multi-GPU only (no GPU backend): data-parallel degree; only 1.", kOnlyDefault, {}, "-dp"},
     {"distributed-executor-backend", kString, "", "Multi-GPU only (no GPU backend): worker backend.", kNotYet, "ray|mp|uni|external_launcher"},
-    {"speculative-config", kJson, "", "Speculative decoding (e.g. MTP assistant model).", kNotYet, {}, "-sc"},
+    {"speculative-config", kJson, "",
+     "Speculative decoding, as vLLM parses it: {\"method\": \"ngram\", \"num_speculative_tokens\": K, "
+     "\"prompt_lookup_min\": N, \"prompt_lookup_max\": M} drafts K tokens by prompt lookup, verified by the model "
+     "in the same step (outputs unchanged); method mtp (Gemma 4 assistant models): refused, not implemented yet.",
+     kYes, {}, "-sc", "unit SpeculativeConfig, unit SchedulerSpec, e2e test_ngram_greedy_identical"},
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "base/strings.h"
 #include "cli/flag_values.h"
 #include "cli/serve_flags.h"
+#include "cli/speculative_flag.h"
 
 namespace gemmad::cli {
 namespace {
@@ -216,6 +217,9 @@ Status FillModelAndEngine(const ParsedFlags& f, EnvLookup env, ServeOptions& o) 
   } else if (kv != "auto") {
     return InvalidArgumentError(fmt::format(
         "--kv-cache-dtype {}: not supported on the CPU backend (auto, bfloat16, float16, fp8, fp8_e4m3)", kv));
+  }
+  if (!f.IsNull("speculative-config")) {
+    GEMMAD_ASSIGN_OR_RETURN(o.speculative_config, ParseSpeculativeFlag(f.GetJson("speculative-config")));
   }
   if (!f.IsNull("quantization") && f.GetString("quantization") == "compressed-tensors") {
     o.checkpoint_quantization = "compressed-tensors";  // the checkpoint's own (vLLM's method name)

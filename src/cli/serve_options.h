@@ -17,6 +17,7 @@
 #include "constrain/request.h"
 #include "cli/flag_parser.h"
 #include "model/gemma4/weight_quantization.h"
+#include "spec/speculative_config.h"
 #include "tensor/dtype.h"
 
 namespace gemmad::cli {
@@ -107,6 +108,7 @@ struct ServeOptions {
   int64_t kv_cache_bytes = int64_t{4} << 30;
   double engine_iteration_timeout_s = 60;  // VLLM_ENGINE_ITERATION_TIMEOUT_S
   bool allow_long_max_model_len = false;   // VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
+  std::optional<spec::SpeculativeConfig> speculative_config;  // --speculative-config (ngram only so far)
 
   // Flags set on the command line that are accepted but have no effect yet (to log once).
   std::vector<std::string> ineffective_flags_set;

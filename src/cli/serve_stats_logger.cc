@@ -1,6 +1,10 @@
 // StatsLogger implementation.
 #include "cli/serve_stats_logger.h"
 
+#include <fmt/format.h>
+
+#include <string>
+
 #include "base/log.h"
 
 namespace gemmad::cli {
@@ -15,6 +19,30 @@ StatsLogger::~StatsLogger() {
   }
   cv_.notify_all();
   thread_.join();
+}
+
+// vLLM's SpecDecodingLogging line, over the interval since `last`.
+static void LogSpecDecoding(const engine::EngineMetrics& last, const engine::EngineMetrics& now, double secs) {
+  if (now.num_speculative_tokens <= 0) return;
+  const uint64_t drafts = now.spec_decode_num_drafts - last.spec_decode_num_drafts;
+  if (drafts == 0) return;
+  const uint64_t drafted = now.spec_decode_num_draft_tokens - last.spec_decode_num_draft_tokens;
+  const uint64_t accepted = now.spec_decode_num_accepted_tokens - last.spec_decode_num_accepted_tokens;
+  std::string per_pos;
+  for (size_t p = 0; p < now.spec_decode_num_accepted_tokens_per_pos.size(); ++p) {
+    const uint64_t before = p < last.spec_decode_num_accepted_tokens_per_pos.size()
+                                ? last.spec_decode_num_accepted_tokens_per_pos[p] : 0;
+    const double rate = static_cast<double>(now.spec_decode_num_accepted_tokens_per_pos[p] - before) /
+                        static_cast<double>(drafts);
+    per_pos += fmt::format("{}{:.3f}", p ? ", " : "", rate);
+  }
+  GEMMAD_LOG_INFO(
+      "SpecDecoding metrics: Mean acceptance length: {:.2f}, Accepted throughput: {:.2f} tokens/s, Drafted "
+      "throughput: {:.2f} tokens/s, Accepted: {} tokens, Drafted: {} tokens, Per-position acceptance rate: {}, "
+      "Avg Draft acceptance rate: {:.1f}%",
+      1.0 + static_cast<double>(accepted) / static_cast<double>(drafts), static_cast<double>(accepted) / secs,
+      static_cast<double>(drafted) / secs, accepted, drafted, per_pos,
+      drafted ? 100.0 * static_cast<double>(accepted) / static_cast<double>(drafted) : 0.0);
 }
 
 void StatsLogger::Loop() {
@@ -37,6 +65,7 @@ void StatsLogger::Loop() {
           static_cast<double>(prompt) / secs, static_cast<double>(gen) / secs, now.num_requests_running,
           now.num_requests_waiting, now.kv_cache_usage_perc * 100.0,
           queries > 0 ? 100.0 * static_cast<double>(hits) / static_cast<double>(queries) : 0.0);
+      LogSpecDecoding(last, now, secs);
     }
     last = now;
     last_time = t;

@@ -1,6 +1,8 @@
 // StartServing and the graceful shutdown (see serving.h).
 #include "cli/serving.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -11,6 +13,7 @@
 #include "api/structured_output.h"
 #include "base/log.h"
 #include "cli/serve_media.h"
+#include "cli/speculative_flag.h"
 #include "cli/test_seams.h"
 #include "cli/version.h"
 
@@ -85,6 +88,13 @@ Result<ModelEngine> StartEngine(const ServeOptions& o, const ServeModel& m) {
   e.iteration_timeout_s = o.engine_iteration_timeout_s;
   e.allow_long_max_model_len = o.allow_long_max_model_len;
   e.language_model_only = o.language_model_only;
+  if (o.speculative_config) {
+    const spec::SpeculativeConfig& sc = *o.speculative_config;
+    e.drafter = MakeTokenDrafter(sc);
+    e.num_speculative_tokens = sc.num_speculative_tokens;
+    e.drafter_label = fmt::format("ngram (prompt_lookup_min={}, prompt_lookup_max={})", sc.prompt_lookup_min,
+                                  sc.prompt_lookup_max);
+  }
   e.wrap_runner = InstalledTestSeams().wrap_runner;
   e.backend = InstalledTestSeams().backend;
   auto engine = CreateModelEngine(e);

@@ -51,7 +51,7 @@ Engine::Engine(EngineConfig config, std::unique_ptr<runner::Runner> runner)
     if (runner_->SupportsModality(m)) limits_.modalities.push_back(m);
   }
   metrics_ = std::make_unique<MetricsRecorder>(limits_.max_model_len, kv.block_size(), kv.num_usable_blocks(),
-                                               config_.kv.enable_prefix_caching);
+                                               config_.kv.enable_prefix_caching, config_.num_speculative_tokens);
   // Wakes an idle loop; if the inbox is full the loop is busy anyway.
   mailbox_ = std::make_shared<AbortMailbox>([this] { inbox_.TryPush(nullptr); });
 }

@@ -39,6 +39,9 @@ struct EngineConfig {
   size_t inbox_capacity = 4096;
   // VLLM_ENGINE_ITERATION_TIMEOUT_S (vLLM default 60 s); <= 0 disables the watchdog.
   double iteration_timeout_s = 60.0;
+  // --speculative-config's num_speculative_tokens (0: no speculation): sizes the per-position
+  // acceptance metrics. The runner drafts; the scheduler and engine verify whatever comes back.
+  int32_t num_speculative_tokens = 0;
 };
 
 // VLLM_ENGINE_ITERATION_TIMEOUT_S from the environment, else 60.

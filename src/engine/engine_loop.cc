@@ -215,12 +215,17 @@ void Engine::RunStep() {
 }
 
 void Engine::DeliverStep(const sched::SchedulerOutput& out, runner::StepResult& result) {
-  std::vector<std::vector<int32_t>> sampled(out.seqs.size());
+  std::vector<std::vector<int32_t>> sampled(out.seqs.size()), drafts(out.seqs.size());
   for (size_t i = 0; i < out.seqs.size(); ++i) {
     GEMMAD_CHECK(result.seqs[i].seq_id == out.seqs[i].seq_id, "runner results out of order");
     sampled[i] = result.seqs[i].sampled_token_ids;
+    drafts[i] = std::move(result.seqs[i].draft_token_ids);
+    if (out.seqs[i].num_draft_tokens > 0 && result.seqs[i].error.ok()) {
+      // Verified drafts: every sampled token but the last is an accepted one.
+      metrics_->OnDrafts(out.seqs[i].num_draft_tokens, static_cast<int32_t>(sampled[i].size()) - 1);
+    }
   }
-  std::vector<sched::SeqUpdate> updates = scheduler_->Update(out, sampled);
+  std::vector<sched::SeqUpdate> updates = scheduler_->Update(out, sampled, drafts);
   const Clock::time_point now = Clock::now();
   std::unordered_map<kv::SeqId, size_t> slot;
   for (size_t i = 0; i < out.seqs.size(); ++i) {

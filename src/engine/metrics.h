@@ -52,6 +52,12 @@ struct EngineMetrics {
   uint64_t prefix_cache_queries = 0;  // vllm:prefix_cache_queries (tokens looked up)
   uint64_t prefix_cache_hits = 0;     // vllm:prefix_cache_hits (tokens found)
   FinishedCounts request_success;     // vllm:request_success
+  // Speculative decoding (vllm:spec_decode_*; only exported when speculation is on).
+  uint64_t spec_decode_num_drafts = 0;           // verified rounds (one per sequence per step)
+  uint64_t spec_decode_num_draft_tokens = 0;     // drafted tokens verified
+  uint64_t spec_decode_num_accepted_tokens = 0;  // of which accepted
+  std::vector<uint64_t> spec_decode_num_accepted_tokens_per_pos;  // [position] accepted at that draft index
+  int32_t num_speculative_tokens = 0;  // 0: speculation off (the spec_decode series are not shown)
 
   // Histograms (seconds unless the name says tokens).
   Histogram time_to_first_token_seconds{TtftBuckets()};

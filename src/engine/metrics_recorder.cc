@@ -12,7 +12,7 @@ double Sec(Clock::time_point a, Clock::time_point b) { return std::chrono::durat
 }  // namespace
 
 MetricsRecorder::MetricsRecorder(int64_t max_model_len, int32_t block_size, int64_t num_kv_blocks,
-                                 bool prefix_caching) {
+                                 bool prefix_caching, int32_t num_speculative_tokens) {
   const auto tokens = TokenCountBuckets(max_model_len);
   work_.request_prompt_tokens = Histogram(tokens);
   work_.request_generation_tokens = Histogram(tokens);
@@ -21,6 +21,8 @@ MetricsRecorder::MetricsRecorder(int64_t max_model_len, int32_t block_size, int6
   work_.block_size = block_size;
   work_.num_kv_blocks = num_kv_blocks;
   work_.enable_prefix_caching = prefix_caching;
+  work_.num_speculative_tokens = num_speculative_tokens;
+  work_.spec_decode_num_accepted_tokens_per_pos.assign(static_cast<size_t>(std::max(0, num_speculative_tokens)), 0);
   published_ = work_;
 }
 
@@ -76,6 +78,17 @@ void MetricsRecorder::OnRequestFinished(const RequestRecord& rec) {
   int32_t max_gen = 0;
   for (const auto& c : rec.children) max_gen = std::max(max_gen, c.num_output);
   work_.request_max_num_generation_tokens.Observe(max_gen);
+}
+
+void MetricsRecorder::OnDrafts(int32_t num_drafts, int32_t num_accepted) {
+  ++work_.spec_decode_num_drafts;
+  work_.spec_decode_num_draft_tokens += static_cast<uint64_t>(num_drafts);
+  work_.spec_decode_num_accepted_tokens += static_cast<uint64_t>(num_accepted);
+  auto& per_pos = work_.spec_decode_num_accepted_tokens_per_pos;
+  for (int32_t p = 0; p < num_accepted; ++p) {
+    if (static_cast<size_t>(p) >= per_pos.size()) per_pos.resize(static_cast<size_t>(p) + 1, 0);
+    ++per_pos[static_cast<size_t>(p)];
+  }
 }
 
 void MetricsRecorder::OnStep(int64_t num_scheduled_tokens) {

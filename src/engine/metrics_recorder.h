@@ -16,7 +16,8 @@ namespace gemmad::engine {
 
 class MetricsRecorder {
  public:
-  MetricsRecorder(int64_t max_model_len, int32_t block_size, int64_t num_kv_blocks, bool prefix_caching);
+  MetricsRecorder(int64_t max_model_len, int32_t block_size, int64_t num_kv_blocks, bool prefix_caching,
+                  int32_t num_speculative_tokens = 0);
 
   void OnArrival(const RequestRecord& rec);
   void OnScheduled(const RequestRecord& rec, const ChildState& child, Clock::time_point now);
@@ -26,6 +27,9 @@ class MetricsRecorder {
                        Clock::time_point now);
   void OnRequestFinished(const RequestRecord& rec);
   void OnStep(int64_t num_scheduled_tokens);
+  // One verified round of speculative decoding: `num_drafts` drafted tokens, the first
+  // `num_accepted` of them accepted.
+  void OnDrafts(int32_t num_drafts, int32_t num_accepted);
   void SetState(const sched::Scheduler& scheduler, bool healthy, bool draining);
 
   void Publish();

@@ -48,6 +48,10 @@ class FakeRunner : public Runner {
     registry_.set_logits_hook(std::move(hook));
     return true;
   }
+  bool SetTokenDrafter(std::shared_ptr<const spec::TokenDrafter> drafter, int32_t num_tokens) override {
+    registry_.set_drafter(std::move(drafter), num_tokens);
+    return true;
+  }
 
   // The logits a position with this prefix hash and sliding-window tokens gets (exposed so
   // tests can compute a sequence's expected greedy output without any KV cache).

@@ -46,6 +46,10 @@ class ModelRunner : public Runner {
     registry_.set_logits_hook(std::move(hook));
     return true;
   }
+  bool SetTokenDrafter(std::shared_ptr<const spec::TokenDrafter> drafter, int32_t num_tokens) override {
+    registry_.set_drafter(std::move(drafter), num_tokens);
+    return true;
+  }
 
   const model::gemma4::Model& model() const { return *model_; }
   const model::KvCache& cache() const { return *cache_; }

@@ -16,12 +16,17 @@
 #include "mm/item.h"
 #include "sample/logprobs.h"
 #include "sched/scheduler_output.h"
+#include "spec/drafter.h"
 
 namespace gemmad::runner {
 
 struct SeqStepResult {
   kv::SeqId seq_id = 0;
-  std::vector<int32_t> sampled_token_ids;            // empty unless ScheduledSeq::sample
+  // Empty unless ScheduledSeq::sample. With drafts: the accepted drafts, then the target's token
+  // at the first rejection (or after the last draft): 1 to num_draft_tokens + 1 ids.
+  std::vector<int32_t> sampled_token_ids;
+  // Drafts for the tokens after the last sampled one (speculative decoding; verified next step).
+  std::vector<int32_t> draft_token_ids;
   std::vector<sample::TokenLogprobs> logprobs;       // one per sampled token, if requested
   // Prompt logprobs computed in this step: entry i scores prompt token
   // prompt_logprobs_first + i (>= 1). Positions already reported (before a preemption) are
@@ -36,9 +41,10 @@ struct StepResult {
 };
 
 // Test seam (ScriptedRunner): called with a sequence's sampling logits row right before the
-// sampler sees it (the grammar mask and the request's processors still apply). May be called
+// sampler sees it (the grammar mask and the request's processors still apply); `offset` is the
+// row's position among the scheduled tokens (it predicts the token at offset + 1). May be called
 // concurrently for different sequences.
-using LogitsHook = std::function<void(const sched::ScheduledSeq& seq, std::span<float> row)>;
+using LogitsHook = std::function<void(const sched::ScheduledSeq& seq, int32_t offset, std::span<float> row)>;
 
 class Runner {
  public:
@@ -50,6 +56,10 @@ class Runner {
   virtual bool SupportsModality(mm::Modality modality) const { return false; }
   // Installs a LogitsHook (before the first step); false when not supported.
   virtual bool SetLogitsHook(LogitsHook hook) { return false; }
+  // Speculative decoding from the sequences' tokens (before the first step): every sampling
+  // sequence gets up to `num_tokens` drafts from `drafter` after each step. False when not
+  // supported.
+  virtual bool SetTokenDrafter(std::shared_ptr<const spec::TokenDrafter> drafter, int32_t num_tokens) { return false; }
 };
 
 }  // namespace gemmad::runner

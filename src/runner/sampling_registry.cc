@@ -42,7 +42,9 @@ std::vector<int32_t> SamplingRegistry::LogitRows(const sched::ScheduledSeq& s) c
     const int64_t end = std::min<int64_t>(s.num_computed_tokens + s.num_scheduled_tokens, prompt - 1);
     for (int64_t p = first; p < end; ++p) rows.push_back(static_cast<int32_t>(p - s.num_computed_tokens));
   }
-  if (s.sample) rows.push_back(s.num_scheduled_tokens - 1);
+  if (s.sample) {
+    for (int32_t j = s.num_draft_tokens; j >= 0; --j) rows.push_back(s.num_scheduled_tokens - 1 - j);
+  }
   return rows;
 }
 
@@ -57,7 +59,7 @@ SeqStepResult SamplingRegistry::Consume(const sched::ScheduledSeq& s, std::span<
   SeqStepResult r;
   r.seq_id = s.seq_id;
   size_t i = 0;
-  const size_t num_prompt_rows = offsets.size() - (s.sample ? 1 : 0);
+  const size_t num_prompt_rows = offsets.size() - (s.sample ? static_cast<size_t>(s.num_draft_tokens) + 1 : 0);
   for (; i < num_prompt_rows; ++i) {
     const int64_t target = s.num_computed_tokens + offsets[i] + 1;  // prompt index scored
     if (r.prompt_logprobs.empty()) r.prompt_logprobs_first = target;
@@ -66,15 +68,26 @@ SeqStepResult SamplingRegistry::Consume(const sched::ScheduledSeq& s, std::span<
         sample::GatherLogprobs(row, e.prompt[static_cast<size_t>(target)], e.num_prompt_logprobs));
     e.prompt_logprobs_done = target + 1;
   }
-  if (s.sample) {
-    if (hook_) hook_(s, rows.subspan(i * v, v));
+  if (!s.sample) return r;
+  const size_t first_draft = static_cast<size_t>(s.num_scheduled_tokens - s.num_draft_tokens);
+  for (int32_t j = 0; j <= s.num_draft_tokens; ++j, ++i) {
+    if (hook_) hook_(s, offsets[i], rows.subspan(i * v, v));
     auto sampled = e.sampler->Sample(rows.subspan(i * v, v), exec);
     if (!sampled.ok()) {
       r.error = sampled.status();
-    } else {
-      r.sampled_token_ids.push_back(sampled->token_id);
-      if (sampled->logprobs) r.logprobs.push_back(std::move(*sampled->logprobs));
+      return r;
     }
+    r.sampled_token_ids.push_back(sampled->token_id);
+    if (sampled->logprobs) r.logprobs.push_back(std::move(*sampled->logprobs));
+    if (j == s.num_draft_tokens || sampled->token_id != s.token_ids[first_draft + static_cast<size_t>(j)]) break;
+  }
+  if (drafter_ && num_draft_tokens_ > 0) {
+    const auto& out = e.sampler->output_token_ids();
+    std::vector<int32_t> tokens;
+    tokens.reserve(e.prompt.size() + out.size());
+    tokens.insert(tokens.end(), e.prompt.begin(), e.prompt.end());
+    tokens.insert(tokens.end(), out.begin(), out.end());
+    r.draft_token_ids = drafter_->Propose(tokens, num_draft_tokens_);
   }
   return r;
 }

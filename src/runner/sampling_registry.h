@@ -1,7 +1,13 @@
 // SamplingRegistry: the sampling half of every Runner. Keeps one SequenceSampler per sequence
 // (from SchedulerOutput::new_seqs until its id is in finished_seq_ids),
 // says which logits rows a scheduled sequence needs this step (prompt-logprob positions not yet
-// reported, then the last position when it samples), and turns those rows into results.
+// reported, then the last position when it samples, and one more per speculative draft), and
+// turns those rows into results. Drafts are verified by sampling: row j is sampled exactly as
+// plain decoding would sample that position (same grammar state, penalties, random draw), and
+// verification goes on to row j + 1 only while the sampled token equals draft j. So every output
+// is the one plain decoding gives (greedy and seeded sampling token for token; unseeded in
+// distribution): for a point-mass draft this is speculative rejection sampling (accept with
+// probability p(draft), else a sample from p without the draft, renormalised).
 #pragma once
 
 #include <cstdint>
@@ -36,6 +42,10 @@ class SamplingRegistry {
   SeqStepResult Consume(const sched::ScheduledSeq& s, std::span<float> rows, const kernels::ExecContext& exec = {});
   // See runner.h (set before the first step).
   void set_logits_hook(LogitsHook hook) { hook_ = std::move(hook); }
+  void set_drafter(std::shared_ptr<const spec::TokenDrafter> drafter, int32_t num_tokens) {
+    drafter_ = std::move(drafter);
+    num_draft_tokens_ = num_tokens;
+  }
 
  private:
   struct Entry {
@@ -47,6 +57,8 @@ class SamplingRegistry {
   };
   int32_t vocab_size_;
   LogitsHook hook_;
+  std::shared_ptr<const spec::TokenDrafter> drafter_;
+  int32_t num_draft_tokens_ = 0;
   std::unordered_map<kv::SeqId, Entry> seqs_;
 };
 

@@ -23,7 +23,9 @@ constexpr float kScriptedLogitMargin = 1000.0f;
 
 ScriptedRunner::ScriptedRunner(std::unique_ptr<Runner> inner, std::string script_path)
     : inner_(std::move(inner)), path_(std::move(script_path)) {
-  bool ok = inner_->SetLogitsHook([this](const sched::ScheduledSeq& s, std::span<float> row) { Hook(s, row); });
+  bool ok = inner_->SetLogitsHook([this](const sched::ScheduledSeq& s, int32_t offset, std::span<float> row) {
+    Hook(s, offset, row);
+  });
   GEMMAD_CHECK(ok, "ScriptedRunner: the inner runner has no logits hook");
 }
 
@@ -85,11 +87,11 @@ Result<StepResult> ScriptedRunner::Execute(const sched::SchedulerOutput& out) {
   return inner_->Execute(out);
 }
 
-void ScriptedRunner::Hook(const sched::ScheduledSeq& s, std::span<float> row) const {
+void ScriptedRunner::Hook(const sched::ScheduledSeq& s, int32_t offset, std::span<float> row) const {
   auto it = scripts_.find(s.seq_id);
   if (it == scripts_.end()) return;
   // The index of the output token sampled from this row (robust to preemption and recompute).
-  const int64_t k = s.num_computed_tokens + s.num_scheduled_tokens - s.num_prompt_tokens;
+  const int64_t k = s.num_computed_tokens + offset + 1 - s.num_prompt_tokens;
   if (k < 0 || k >= static_cast<int64_t>(it->second.size())) return;
   const int32_t forced = it->second[static_cast<size_t>(k)];
   float top = *std::max_element(row.begin(), row.end());

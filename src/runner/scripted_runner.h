@@ -33,6 +33,9 @@ class ScriptedRunner : public Runner {
 
   int32_t vocab_size() const override { return inner_->vocab_size(); }
   bool SupportsModality(mm::Modality m) const override { return inner_->SupportsModality(m); }
+  bool SetTokenDrafter(std::shared_ptr<const spec::TokenDrafter> drafter, int32_t num_tokens) override {
+    return inner_->SetTokenDrafter(std::move(drafter), num_tokens);
+  }
   // Learns the scripts of out.new_seqs (and forgets finished ones), then runs the inner runner.
   Result<StepResult> Execute(const sched::SchedulerOutput& out) override;
 
@@ -42,7 +45,7 @@ class ScriptedRunner : public Runner {
                                                  bool* found);
 
  private:
-  void Hook(const sched::ScheduledSeq& s, std::span<float> row) const;
+  void Hook(const sched::ScheduledSeq& s, int32_t offset, std::span<float> row) const;
   void Learn(const sched::NewSequence& n);
 
   std::unique_ptr<Runner> inner_;

@@ -53,6 +53,7 @@ const Sequence* Scheduler::Find(SeqId id) const {
 
 void Scheduler::Preempt(Sequence* seq) {
   kv_.Free(seq->id());
+  seq->draft_token_ids.clear();
   seq->num_computed_tokens = 0;
   seq->status = SeqStatus::kWaiting;
   ++seq->num_preemptions;
@@ -60,18 +61,31 @@ void Scheduler::Preempt(Sequence* seq) {
   waiting_.push_front(seq);
 }
 
-ScheduledSeq Scheduler::MakeScheduled(const Sequence& seq, int64_t num_computed, int64_t num_new) const {
+ScheduledSeq Scheduler::MakeScheduled(const Sequence& seq, int64_t num_computed, int64_t num_new,
+                                       int64_t num_drafts) const {
   ScheduledSeq s;
   s.seq_id = seq.id();
   s.num_computed_tokens = num_computed;
-  s.num_scheduled_tokens = static_cast<int32_t>(num_new);
+  s.num_scheduled_tokens = static_cast<int32_t>(num_new + num_drafts);
+  s.num_draft_tokens = static_cast<int32_t>(num_drafts);
   const auto& tokens = seq.token_ids();
   s.token_ids.assign(tokens.begin() + num_computed, tokens.begin() + num_computed + num_new);
+  s.token_ids.insert(s.token_ids.end(), seq.draft_token_ids.begin(), seq.draft_token_ids.begin() + num_drafts);
   s.block_tables.reserve(static_cast<size_t>(kv_.num_groups()));
   for (int g = 0; g < kv_.num_groups(); ++g) s.block_tables.push_back(kv_.BlockTable(seq.id(), g));
   s.num_prompt_tokens = seq.num_prompt_tokens();
   s.sample = num_computed + num_new == seq.num_tokens();
   return s;
+}
+
+int64_t Scheduler::UsableDrafts(const Sequence& seq, int64_t budget) const {
+  if (seq.draft_token_ids.empty() || seq.num_tokens() - seq.num_computed_tokens != 1) return 0;
+  const int64_t max_tokens = seq.spec().params.max_tokens.value_or(0);
+  int64_t n = static_cast<int64_t>(seq.draft_token_ids.size());
+  n = std::min(n, budget - 1);
+  n = std::min(n, max_sequence_tokens_ - seq.num_tokens());    // drafted positions stay in the cache's reach
+  n = std::min(n, max_tokens - seq.num_output_tokens() - 1);  // the last token is the target's own
+  return std::max<int64_t>(0, n);
 }
 
 bool Scheduler::ScheduleRunning(SchedulerOutput* out, int64_t* budget) {
@@ -86,10 +100,15 @@ bool Scheduler::ScheduleRunning(SchedulerOutput* out, int64_t* budget) {
       ++i;
       continue;
     }
+    int64_t num_drafts = UsableDrafts(*s, *budget);
     bool allocated = false;
     while (!allocated) {
-      allocated = kv_.Allocate(s->id(), nullptr, s->num_computed_tokens, num_new);
+      allocated = kv_.Allocate(s->id(), nullptr, s->num_computed_tokens, num_new + num_drafts);
       if (allocated) break;
+      if (num_drafts > 0) {  // drafts are the first thing to give up
+        num_drafts = 0;
+        continue;
+      }
       Sequence* victim = running_.back();  // the most recently admitted
       running_.pop_back();
       Preempt(victim);
@@ -97,8 +116,9 @@ bool Scheduler::ScheduleRunning(SchedulerOutput* out, int64_t* budget) {
       if (victim == s) break;
     }
     if (!allocated) break;  // `s` preempted itself; nothing after it is left
-    out->seqs.push_back(MakeScheduled(*s, s->num_computed_tokens, num_new));
-    *budget -= num_new;
+    out->seqs.push_back(MakeScheduled(*s, s->num_computed_tokens, num_new, num_drafts));
+    s->draft_token_ids.clear();
+    *budget -= num_new + num_drafts;
     ++i;
   }
   return !out->preempted_seq_ids.empty();
@@ -150,9 +170,12 @@ SchedulerOutput Scheduler::Schedule() {
 }
 
 std::vector<SeqUpdate> Scheduler::Update(const SchedulerOutput& out,
-                                         std::span<const std::vector<int32_t>> sampled) {
+                                         std::span<const std::vector<int32_t>> sampled,
+                                         std::span<const std::vector<int32_t>> drafts) {
   GEMMAD_CHECK(sampled.size() == out.seqs.size(), "{} sampled lists for {} scheduled sequences",
                sampled.size(), out.seqs.size());
+  GEMMAD_CHECK(drafts.empty() || drafts.size() == out.seqs.size(), "{} draft lists for {} scheduled sequences",
+               drafts.size(), out.seqs.size());
   std::vector<SeqUpdate> updates;
   for (size_t i = 0; i < out.seqs.size(); ++i) {
     const ScheduledSeq& ss = out.seqs[i];
@@ -161,19 +184,36 @@ std::vector<SeqUpdate> Scheduler::Update(const SchedulerOutput& out,
     Sequence* s = it->second.get();
     GEMMAD_CHECK(s->status == SeqStatus::kRunning && s->num_computed_tokens == ss.num_computed_tokens,
                  "sequence {} changed between Schedule and Update", ss.seq_id);
-    s->num_computed_tokens += ss.num_scheduled_tokens;
-    kv_.CacheComputedBlocks(s->id(), s->block_hashes(), s->num_computed_tokens);
-    if (sampled[i].empty()) continue;
+    const int32_t num_drafts = ss.num_draft_tokens;
+    s->num_computed_tokens += ss.num_scheduled_tokens - num_drafts;
+    if (sampled[i].empty()) {
+      kv_.CacheComputedBlocks(s->id(), s->block_hashes(), s->num_computed_tokens);
+      continue;
+    }
     GEMMAD_CHECK(ss.sample, "tokens sampled for sequence {} mid-prompt", ss.seq_id);
+    GEMMAD_CHECK(static_cast<int64_t>(sampled[i].size()) <= num_drafts + 1, "{} tokens for sequence {} with {} drafts",
+                 sampled[i].size(), ss.seq_id, num_drafts);
     SeqUpdate u;
     u.seq_id = ss.seq_id;
-    for (int32_t t : sampled[i]) {
+    const size_t first_draft = static_cast<size_t>(ss.num_scheduled_tokens - num_drafts);
+    for (size_t k = 0; k < sampled[i].size(); ++k) {
+      const int32_t t = sampled[i][k];
+      if (k + 1 < sampled[i].size()) {  // an accepted draft: its KV is already computed
+        GEMMAD_CHECK(t == ss.token_ids[first_draft + k], "sequence {}: token {} accepted for draft {}", ss.seq_id, t,
+                     ss.token_ids[first_draft + k]);
+        ++s->num_computed_tokens;
+      }
       s->AppendToken(t);
       u.new_token_ids.push_back(t);
       u.finish = s->CheckStop(config_.max_model_len, &u.stop_token_id);
       if (u.finish != SeqFinish::kNone) break;
     }
-    if (u.finish != SeqFinish::kNone) Remove(ss.seq_id);
+    kv_.CacheComputedBlocks(s->id(), s->block_hashes(), s->num_computed_tokens);
+    if (u.finish != SeqFinish::kNone) {
+      Remove(ss.seq_id);
+    } else if (!drafts.empty()) {
+      s->draft_token_ids = drafts[i];
+    }
     updates.push_back(std::move(u));
   }
   return updates;

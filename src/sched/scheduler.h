@@ -3,7 +3,9 @@
 // budget), preempting the most recently admitted running sequences (recompute: blocks freed,
 // back to the head of the queue) when KV blocks run out; then, if nothing was preempted,
 // admits waiting sequences in FCFS order after a prefix-cache lookup while budget, blocks and
-// --max-num-seqs allow. Chunked prefill falls out of the budget cap.
+// --max-num-seqs allow. Chunked prefill falls out of the budget cap. A decoding sequence with
+// speculative drafts is scheduled with them (they count in the token budget; when blocks run
+// short the drafts go before anyone is preempted).
 // Invariant: running sequences hold blocks for [0, num_computed_tokens); waiting ones none.
 #pragma once
 
@@ -55,10 +57,14 @@ class Scheduler {
   // One step: scheduled sequences, the new ones among them (announced once), and the ids
   // that finished since the previous step.
   SchedulerOutput Schedule();
-  // Applies a step: sampled[i] are the tokens sampled for out.seqs[i] (empty if none).
-  // Advances num_computed_tokens, registers computed blocks in the prefix cache, appends
-  // tokens, checks stops, and frees finished sequences (which leave the scheduler).
-  std::vector<SeqUpdate> Update(const SchedulerOutput& out, std::span<const std::vector<int32_t>> sampled);
+  // Applies a step: sampled[i] are the tokens sampled for out.seqs[i] (empty if none): with
+  // drafts, the accepted drafts followed by one token of the target's own. Advances
+  // num_computed_tokens (over the accepted drafts, not the rejected ones, whose KV slots are
+  // simply overwritten later), appends tokens, checks stops, registers computed blocks in the
+  // prefix cache, and frees finished sequences (which leave the scheduler). drafts[i] (optional:
+  // empty span = none) are the runner's new drafts for out.seqs[i], verified in its next step.
+  std::vector<SeqUpdate> Update(const SchedulerOutput& out, std::span<const std::vector<int32_t>> sampled,
+                                std::span<const std::vector<int32_t>> drafts = {});
 
   const Sequence* Find(SeqId id) const;
   int64_t num_running() const { return static_cast<int64_t>(running_.size()); }
@@ -75,7 +81,10 @@ class Scheduler {
 
  private:
   void Preempt(Sequence* seq);
-  ScheduledSeq MakeScheduled(const Sequence& seq, int64_t num_computed, int64_t num_new) const;
+  ScheduledSeq MakeScheduled(const Sequence& seq, int64_t num_computed, int64_t num_new, int64_t num_drafts = 0) const;
+  // How many of a decode sequence's drafts fit: the token budget (after its own token), the
+  // longest sequence the KV cache admits, and max_tokens.
+  int64_t UsableDrafts(const Sequence& seq, int64_t budget) const;
   bool ScheduleRunning(SchedulerOutput* out, int64_t* budget);
   void ScheduleWaiting(SchedulerOutput* out, int64_t* budget);
 

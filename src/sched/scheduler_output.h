@@ -1,7 +1,7 @@
 // SchedulerOutput: the plain-data description of one engine step that the runner executes,
 // and the only way per-sequence state reaches the runner (new sequences, finished ids).
 // No prefill/decode modes: each scheduled sequence computes num_scheduled_tokens tokens from
-// num_computed_tokens on (a prompt chunk, a whole prompt, or one decode token).
+// num_computed_tokens on (a prompt chunk, a whole prompt, or one decode token plus its drafts).
 // Invariant: sum of num_scheduled_tokens == total_num_scheduled_tokens <= the token budget;
 // each block table covers every scheduled position (entries before a sliding window are
 // kv::kNullBlock and are never read).
@@ -23,14 +23,17 @@ struct ScheduledSeq {
   kv::SeqId seq_id = 0;
   int64_t num_computed_tokens = 0;  // positions [0, num_computed_tokens) are already cached
   int32_t num_scheduled_tokens = 0;
-  // token_ids[i] sits at position num_computed_tokens + i.
+  // token_ids[i] sits at position num_computed_tokens + i. The last num_draft_tokens of them are
+  // speculative drafts (not yet part of the sequence) that the runner verifies.
   std::vector<int32_t> token_ids;
+  int32_t num_draft_tokens = 0;
   // Per KV group (kv::KvCacheConfig::groups order): logical block j holds positions
   // [j * block_size, (j + 1) * block_size).
   std::vector<std::vector<kv::BlockId>> block_tables;
   int64_t num_prompt_tokens = 0;
-  // True when the scheduled tokens end at the sequence's last known token: the runner
-  // samples the next token from the logits of the last position.
+  // True when the scheduled tokens (drafts aside) end at the sequence's last known token: the
+  // runner samples the next token from the logits of that position, and with drafts goes on
+  // verifying them (1 to num_draft_tokens + 1 tokens come back).
   bool sample = false;
 };
 

@@ -258,3 +258,109 @@ TEST(Scheduler, CacheSaltSeparatesPrefixes) {
 
 }  // namespace
 }  // namespace gemmad::sched
+
+namespace gemmad::sched {
+namespace {
+
+// One step with drafts: each sampling sequence accepts its first `accept` drafts, then gets the
+// next token from the Oracle-like rule `bonus`, and proposes `propose` as its next drafts.
+SchedulerOutput SpecStep(Scheduler& sched, int accept, const std::vector<int32_t>& propose,
+                         std::vector<SeqUpdate>* updates = nullptr) {
+  SchedulerOutput out = sched.Schedule();
+  std::vector<std::vector<int32_t>> sampled(out.seqs.size()), drafts(out.seqs.size());
+  for (size_t i = 0; i < out.seqs.size(); ++i) {
+    const ScheduledSeq& s = out.seqs[i];
+    if (!s.sample) continue;
+    const size_t first = static_cast<size_t>(s.num_scheduled_tokens - s.num_draft_tokens);
+    for (int j = 0; j < std::min(accept, s.num_draft_tokens); ++j) sampled[i].push_back(s.token_ids[first + j]);
+    sampled[i].push_back(7);
+    drafts[i] = propose;
+  }
+  auto u = sched.Update(out, sampled, drafts);
+  if (updates) *updates = std::move(u);
+  sched.CheckInvariants();
+  return out;
+}
+
+TEST(SchedulerSpec, DraftsAreScheduledVerifiedAndRolledBack) {
+  Scheduler sched({8, 64, 256}, Kv(64, 64, 4));
+  sched.Add(Spec(1, 10, 50));
+  SpecStep(sched, 0, {20, 21, 22});  // prefill: samples 7, proposes three drafts
+  EXPECT_EQ(sched.Find(1)->num_computed_tokens, 10);
+  SchedulerOutput out = SpecStep(sched, 2, {30, 31, 32});  // verifies them: accepts 20, 21, then 7
+  ASSERT_EQ(out.seqs.size(), 1u);
+  EXPECT_EQ(out.seqs[0].num_scheduled_tokens, 4);
+  EXPECT_EQ(out.seqs[0].num_draft_tokens, 3);
+  EXPECT_EQ(out.seqs[0].token_ids, (std::vector<int32_t>{7, 20, 21, 22}));
+  const Sequence* s = sched.Find(1);
+  EXPECT_EQ(s->num_tokens(), 14);  // 10 + 7 + 20 + 21 + 7
+  EXPECT_EQ(s->num_computed_tokens, 13);  // 22's slot is rejected: recomputed next step
+  EXPECT_EQ(s->draft_token_ids, (std::vector<int32_t>{30, 31, 32}));
+  out = SpecStep(sched, 0, {});
+  EXPECT_EQ(out.seqs[0].num_computed_tokens, 13);
+  EXPECT_EQ(out.seqs[0].token_ids, (std::vector<int32_t>{7, 30, 31, 32}));
+  EXPECT_EQ(sched.Find(1)->num_computed_tokens, 14);
+  out = SpecStep(sched, 0, {});  // no drafts: a plain decode step
+  EXPECT_EQ(out.seqs[0].num_scheduled_tokens, 1);
+}
+
+TEST(SchedulerSpec, DraftsAreCutByBudgetMaxTokensAndModelLength) {
+  {
+    Scheduler sched({8, 3, 256}, Kv(64));  // budget 3: one token + 2 drafts
+    sched.Add(Spec(1, 2, 50));
+    SpecStep(sched, 0, {1, 2, 3, 4});
+    EXPECT_EQ(SpecStep(sched, 0, {}).seqs[0].num_draft_tokens, 2);
+  }
+  {
+    Scheduler sched({8, 64, 256}, Kv(64));
+    sched.Add(Spec(1, 2, 3));  // max_tokens 3: after the first token, at most 1 draft (+ the target's)
+    SpecStep(sched, 0, {1, 2, 3, 4});
+    std::vector<SeqUpdate> u;
+    SchedulerOutput out = SpecStep(sched, 1, {}, &u);
+    EXPECT_EQ(out.seqs[0].num_draft_tokens, 1);
+    ASSERT_EQ(u.size(), 1u);
+    EXPECT_EQ(u[0].finish, SeqFinish::kLength);
+    EXPECT_EQ(u[0].new_token_ids.size(), 2u);
+    EXPECT_EQ(sched.num_running(), 0);
+  }
+  {
+    Scheduler sched({8, 64, 12}, Kv(64));  // max_model_len 12
+    sched.Add(Spec(1, 9, 3));
+    SpecStep(sched, 0, {1, 2, 3, 4});
+    // Positions 10..11 are in reach, but max_tokens binds first (admission keeps prompt +
+    // max_tokens within the model length): one draft, then the target's token.
+    EXPECT_EQ(SpecStep(sched, 0, {}).seqs[0].num_draft_tokens, 1);
+  }
+}
+
+TEST(SchedulerSpec, DraftsGoBeforeAnyonePreempts) {
+  Scheduler sched({8, 64, 256}, Kv(4, 0, 8, 4));  // 3 usable blocks of 4 tokens
+  sched.Add(Spec(1, 7, 5));
+  sched.Add(Spec(2, 3, 5, 5));
+  SpecStep(sched, 0, {1, 2, 3});  // prefill: seq 1 holds blocks for 0..6, seq 2 for 0..2: all 3 blocks
+  SchedulerOutput out = SpecStep(sched, 0, {});
+  // Each one's next position fits its blocks, its drafts do not: the drafts are dropped, nobody
+  // is preempted for them.
+  ASSERT_EQ(out.seqs.size(), 2u);
+  EXPECT_EQ(out.seqs[0].num_draft_tokens, 0);
+  EXPECT_EQ(out.seqs[1].num_draft_tokens, 0);
+  EXPECT_TRUE(out.preempted_seq_ids.empty());
+}
+
+TEST(SchedulerSpec, PreemptionDropsDrafts) {
+  Scheduler sched({8, 64, 256}, Kv(8, 0, 8, 4));
+  sched.Add(Spec(1, 8, 20));
+  sched.Add(Spec(2, 8, 20, 5));
+  SpecStep(sched, 0, {1, 2, 3});
+  for (int i = 0; i < 12 && sched.stats().num_preemptions == 0; ++i) SpecStep(sched, 3, {1, 2, 3});
+  ASSERT_GT(sched.stats().num_preemptions, 0u);
+  for (SeqId id : {1, 2}) {
+    const Sequence* s = sched.Find(id);
+    if (s && s->status == SeqStatus::kWaiting) {
+      EXPECT_TRUE(s->draft_token_ids.empty());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gemmad::sched

@@ -75,6 +75,9 @@ class Sequence {
   SeqStatus status = SeqStatus::kWaiting;
   std::optional<int64_t> num_cached_tokens;  // prefix hit at first admission (unset before)
   int32_t num_preemptions = 0;
+  // Speculative drafts proposed by the runner for the tokens after the last one (verified in the
+  // next step that schedules this sequence; dropped on preemption).
+  std::vector<int32_t> draft_token_ids;
 
  private:
   void ExtendHashes();

@@ -44,6 +44,16 @@ class Writer {
       Sample(std::string(name) + "_created", fmt::format("{}=\"{}\"", label, value), created_);
     }
   }
+  // One series per label value (strings), e.g. per draft position.
+  void CounterPerLabel(const char* name, const char* help, const char* label, const std::vector<double>& values) {
+    Head(name, help, "counter");
+    for (size_t i = 0; i < values.size(); ++i) {
+      Sample(std::string(name) + "_total", fmt::format("{}=\"{}\"", label, i), values[i]);
+    }
+    for (size_t i = 0; i < values.size(); ++i) {
+      Sample(std::string(name) + "_created", fmt::format("{}=\"{}\"", label, i), created_);
+    }
+  }
   void Histogram(const char* name, const char* help, const engine::Histogram& h) {
     Head(name, help, "histogram");
     std::vector<uint64_t> cumulative = h.Cumulative();
@@ -108,6 +118,18 @@ std::string FormatPrometheus(const engine::EngineMetrics& m, const MetricsLabels
             static_cast<double>(m.prefix_cache_queries));
   w.Counter("vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.",
             static_cast<double>(m.prefix_cache_hits));
+  if (m.num_speculative_tokens > 0) {  // vLLM's SpecDecodingProm series
+    w.Counter("vllm:spec_decode_num_drafts", "Number of spec decoding drafts.",
+              static_cast<double>(m.spec_decode_num_drafts));
+    w.Counter("vllm:spec_decode_num_draft_tokens", "Number of draft tokens.",
+              static_cast<double>(m.spec_decode_num_draft_tokens));
+    w.Counter("vllm:spec_decode_num_accepted_tokens", "Number of accepted tokens.",
+              static_cast<double>(m.spec_decode_num_accepted_tokens));
+    std::vector<double> per_pos;
+    for (uint64_t v : m.spec_decode_num_accepted_tokens_per_pos) per_pos.push_back(static_cast<double>(v));
+    w.CounterPerLabel("vllm:spec_decode_num_accepted_tokens_per_pos", "Accepted tokens per draft position.",
+                      "position", per_pos);
+  }
   w.CounterLabeled("vllm:request_success", "Count of successfully processed requests.", "finished_reason",
                    {{"stop", static_cast<double>(m.request_success.stop)},
                     {"length", static_cast<double>(m.request_success.length)},

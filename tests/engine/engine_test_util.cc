@@ -38,6 +38,10 @@ std::unique_ptr<Engine> MakeEngine(const TestEngineOptions& o, runner::FakeRunne
   cfg.iteration_timeout_s = o.iteration_timeout_s;
   cfg.seed = o.seed;
   auto fake = std::make_unique<runner::FakeRunner>(RunnerConfig(o));
+  if (o.drafter) {
+    fake->SetTokenDrafter(o.drafter, o.num_speculative_tokens);
+    cfg.num_speculative_tokens = o.num_speculative_tokens;
+  }
   if (runner) *runner = fake.get();
   auto engine = std::make_unique<Engine>(cfg, std::move(fake));
   Status s = engine->Start();
@@ -108,6 +112,7 @@ std::vector<Choice> RunAlone(const TestEngineOptions& o, EngineRequest request) 
   big.max_num_batched_tokens = 4096;
   big.step_delay = std::chrono::milliseconds(0);
   big.fail_at_step = -1;
+  big.drafter = nullptr;  // the reference is plain decoding
   auto engine = MakeEngine(big);
   return RunOne(*engine, std::move(request));
 }

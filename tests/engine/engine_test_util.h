@@ -32,6 +32,9 @@ struct TestEngineOptions {
   double iteration_timeout_s = 60.0;
   uint64_t seed = 0;
   std::shared_ptr<runner::MultimodalEncoder> encoder;  // multimodal items (none: text only)
+  // Speculative decoding (RunAlone's reference runs without it).
+  std::shared_ptr<const spec::TokenDrafter> drafter;
+  int32_t num_speculative_tokens = 0;
 };
 
 kv::KvCacheConfig KvConfig(const TestEngineOptions& o);
