@@ -308,7 +308,7 @@ void BM_QuantizeWeights(benchmark::State& state, LinearShape shape, t::DType dty
 int RegisterAll() {
   const auto tables = BenchTables();
   for (const LinearShape& s : kShapes) {
-    for (int64_t n : {1, 16, 128}) {
+    for (int64_t n : {1, 5, 16, 128}) {  // 5: one token and four drafts to verify
       for (int threads : {1, 2}) {
         for (bool cold : {true, false}) {
           if (!cold && n != 1) continue;
@@ -328,7 +328,7 @@ int RegisterAll() {
   }
   for (t::DType dtype : {t::DType::kQ8R, t::DType::kQ4_0}) {
     for (const LinearShape& s : kShapes) {
-      for (int64_t n : {1, 16, 128}) {
+      for (int64_t n : {1, 2, 4, 5, 8, 16, 128}) {
         for (int threads : {1, 2}) {
           std::string name = "Linear" + std::string(t::DTypeName(dtype)) + "/" + s.name + "/" +
                              std::to_string(s.out) + "x" + std::to_string(s.in) + "/n:" + std::to_string(n) +

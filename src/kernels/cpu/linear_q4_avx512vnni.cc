@@ -8,10 +8,11 @@
 // quarters) straight into int32 lanes; the accumulator starts at -8·Σx of the lane's eight
 // activations, so each lane ends at its exact Σ (q4 - 8)·x. One convert and one FMA with the
 // lanes' d_w·d_x add the chunk, so every block keeps its own scale. An odd last block is one
-// masked chunk (zeros above, scale 0). Tiles: one token × four (then two, one) pairs, four
-// tokens × two pairs; every (token, row) output takes the same chunk steps, the same d_w·d_x
-// products and the same lane reduction in every tile, so results are batch- and range-invariant.
-// The one-token four-pair tile (batch-1 decode) converts its pairs' sixteen scales at once. The lone last row of an odd count (plain GGML
+// masked chunk (zeros above, scale 0). Tiles: one token × four (then two, one) pairs, and two to
+// four tokens × four pairs (TileNx4: each chunk's weights split once for all its tokens, the token
+// side prepared once per call); every (token, row) output takes the same chunk steps, the same
+// d_w·d_x products and the same lane reduction in every tile, so results are batch- and
+// range-invariant. The four-pair tiles convert their pairs' sixteen scales at once. The lone last row of an odd count (plain GGML
 // blocks) runs one 256-bit block at a time. Include no header with inline code here beyond
 // intrinsics and the registry's declarations. GCC 12 reports the AVX-512 intrinsics' undefined
 // pass-through operands as uninitialised (GCC bug 105593).
@@ -23,6 +24,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "kernels/registry.h"
 #include "kernels/cpu/stream_prefetch.h"
@@ -184,6 +186,84 @@ inline void Tile1x4(const int8_t* q, const float* d, int64_t nb, const uint8_t* 
   for (int p = 0; p < 4; ++p) Reduce(acc[p], out + 2 * p);
 }
 
+// Tile1x4 for N tokens at once (2 <= N <= 4): each chunk's weights are loaded, split and their
+// scales converted once, then every token takes exactly Tile1x4's steps on them (so each (token,
+// row) result is bit-identical to Tile1x4's: batch-invariant). Few-token steps (speculative
+// verification, small batches) stream the weights once instead of re-splitting them per token.
+// out[t * 8 + j] = token t · row (2·first pair + j).
+// The token side of every full chunk, prepared once per call: [lo, hi, neg_bias, dx spread as
+// Tile1x4's dx_lanes] per (token, chunk), so that a tile's tokens only load them.
+struct PreparedX {
+  __m512i lo, hi, neg_bias;
+  __m512 dx;
+};
+inline void PrepareX(const int8_t* q, const float* d, int64_t in, int64_t nb, int64_t n, PreparedX* out) {
+  const __m512i dx_lanes = _mm512_setr_epi32(0, 0, 8, 8, 0, 0, 8, 8, 0, 0, 8, 8, 0, 0, 8, 8);
+  const int64_t full = nb / 2;
+  for (int64_t t = 0; t < n; ++t) {
+    for (int64_t c = 0; c < full; ++c) {
+      const XChunk x = LoadX(q + t * in, d + t * nb, c, false);
+      out[t * full + c] = {x.lo, x.hi, x.neg_bias, _mm512_permutexvar_ps(dx_lanes, x.dx)};
+    }
+  }
+}
+
+template <int N>
+inline void TileNx4(const int8_t* q, const float* d, int64_t in, int64_t nb, const PreparedX* px,
+                    const uint8_t* pairs, float* out) {
+  __m512 acc[N][4];
+  for (int t = 0; t < N; ++t) {
+    for (int p = 0; p < 4; ++p) acc[t][p] = _mm512_setzero_ps();
+  }
+  const StreamParams& sp = ActiveStreamParams();
+  const int64_t ahead = PrefetchAhead(sp, nb), full = nb / 2;
+  const __m512i m = _mm512_set1_epi8(15);
+  const __m512i spread0 = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3);
+  for (int64_t c = 0; c < full; ++c) {
+    const uint8_t* blk[4];
+    for (int p = 0; p < 4; ++p) blk[p] = pairs + (p * nb + 2 * c) * kPairBytes;
+    for (int p = 0; p < 4; ++p) {
+      const char* at = reinterpret_cast<const char*>(blk[p]) + ahead;
+      PrefetchAt(at, sp.level);
+      PrefetchAt(at + 64, sp.level);
+    }
+    __m128i h[4];
+    for (int p = 0; p < 4; ++p) {
+      h[p] = _mm_unpacklo_epi32(_mm_cvtsi32_si128(Load4(blk[p])), _mm_cvtsi32_si128(Load4(blk[p] + kPairBytes)));
+    }
+    const __m512 wscales = _mm512_cvtph_ps(_mm256_inserti128_si256(
+        _mm256_castsi128_si256(_mm_unpacklo_epi64(h[0], h[1])), _mm_unpacklo_epi64(h[2], h[3]), 1));
+    __m512i lo[4], hi[4];
+    for (int p = 0; p < 4; ++p) {
+      const __m512i v = _mm512_inserti64x4(
+          _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk[p] + 4))),
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk[p] + kPairBytes + 4)), 1);
+      lo[p] = _mm512_and_si512(v, m);
+      hi[p] = _mm512_and_si512(_mm512_srli_epi16(v, 4), m);
+    }
+    for (int t = 0; t < N; ++t) {
+      const PreparedX& x = px[t * full + c];
+      const __m512 scales = _mm512_mul_ps(wscales, x.dx);
+      for (int p = 0; p < 4; ++p) {
+        const __m512i dot = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(x.neg_bias, lo[p], x.lo), hi[p], x.hi);
+        const __m512i spread = _mm512_add_epi32(_mm512_set1_epi32(4 * p), spread0);
+        acc[t][p] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_permutexvar_ps(spread, scales), acc[t][p]);
+      }
+    }
+  }
+  if (nb % 2 == 1) {
+    WChunk w[4];
+    for (int p = 0; p < 4; ++p) w[p] = LoadW(pairs + (p * nb + 2 * full) * kPairBytes, true);
+    for (int t = 0; t < N; ++t) {
+      const XChunk x = LoadX(q + t * in, d + t * nb, full, true);
+      for (int p = 0; p < 4; ++p) acc[t][p] = Step(acc[t][p], w[p], x);
+    }
+  }
+  for (int t = 0; t < N; ++t) {
+    for (int p = 0; p < 4; ++p) Reduce(acc[t][p], out + t * 8 + 2 * p);
+  }
+}
+
 // The lone last row (plain GGML blocks) for one token, a block at a time: elements 0..31 of the
 // block are [low nibbles, high nibbles] in order, against x with the same -8·Σx start.
 float LoneRow(const int8_t* q, const float* d, int64_t nb, const uint8_t* row) {
@@ -221,21 +301,50 @@ void LinearQ4_0Avx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in
   const int64_t by_l2 = (int64_t{128} << 10) / (nb * kPairBytes);
   const int64_t pair_block = n == 1 ? p_end - p_begin : (by_l2 < 4 ? 4 : by_l2);
   float r[16];
+  // Few-token tiles read the token side prepared once (thread-local scratch that only grows).
+  thread_local std::vector<PreparedX> prepared_buf;
+  const PreparedX* prepared = nullptr;
+  if (n >= 2) {
+    const size_t need = static_cast<size_t>(n * (nb / 2));
+    if (prepared_buf.size() < need) prepared_buf.resize(need);
+    PrepareX(q, d, in, nb, n, prepared_buf.data());
+    prepared = prepared_buf.data();
+  }
   for (int64_t pb = p_begin; pb < p_end; pb += pair_block) {
     const int64_t pe = pb + pair_block < p_end ? pb + pair_block : p_end;
     int64_t t = 0;
-    for (; t + 4 <= n; t += 4) {
+    // Groups of up to four tokens over four pairs at a time, then the pairs left over.
+    for (int g = 0; t + 2 <= n; t += g) {
+      g = n - t == 5 ? 3 : n - t >= 4 ? 4 : static_cast<int>(n - t);  // 5 = 3 + 2: no lone token
       int64_t p = pb;
-      for (; p + 2 <= pe; p += 2) {
-        PairTile<4, 2>(q + t * in, d + t * nb, in, nb, w + p * nb * kPairBytes, r);
-        for (int k = 0; k < 4; ++k) {
-          for (int j = 0; j < 4; ++j) put(t + k, 2 * p + j, r[k * 4 + j]);
+      float r4[32];
+      for (; p + 4 <= pe; p += 4) {
+        const int8_t* qt = q + t * in;
+        const float* dt = d + t * nb;
+        const uint8_t* wp = w + p * nb * kPairBytes;
+        const PreparedX* pt = prepared + t * (nb / 2);
+        if (g == 4) {
+          TileNx4<4>(qt, dt, in, nb, pt, wp, r4);
+        } else if (g == 3) {
+          TileNx4<3>(qt, dt, in, nb, pt, wp, r4);
+        } else {
+          TileNx4<2>(qt, dt, in, nb, pt, wp, r4);
+        }
+        for (int k = 0; k < g; ++k) {
+          for (int j = 0; j < 8; ++j) put(t + k, 2 * p + j, r4[k * 8 + j]);
         }
       }
-      for (; p < pe; ++p) {
-        PairTile<4, 1>(q + t * in, d + t * nb, in, nb, w + p * nb * kPairBytes, r);
-        for (int k = 0; k < 4; ++k) {
-          for (int j = 0; j < 2; ++j) put(t + k, 2 * p + j, r[k * 2 + j]);
+      for (int k = 0; k < g; ++k) {
+        int64_t pp = p;
+        if (pp + 2 <= pe) {
+          PairTile<1, 2>(q + (t + k) * in, d + (t + k) * nb, in, nb, w + pp * nb * kPairBytes, r);
+          for (int j = 0; j < 4; ++j) put(t + k, 2 * pp + j, r[j]);
+          pp += 2;
+        }
+        for (; pp < pe; ++pp) {
+          PairTile<1, 1>(q + (t + k) * in, d + (t + k) * nb, in, nb, w + pp * nb * kPairBytes, r);
+          put(t + k, 2 * pp, r[0]);
+          put(t + k, 2 * pp + 1, r[1]);
         }
       }
     }
