@@ -84,7 +84,15 @@ inline void Dot4x2(const float* x, int64_t in, const W* w0, const W* w1, float* 
   __m256 a[8];
   for (auto& v : a) v = _mm256_setzero_ps();
   int64_t i = 0;
+  // The first token group streams the rows from memory: prefetch ahead as Dot1x4 does.
+  const int64_t row_bytes = in * static_cast<int64_t>(sizeof(W));
+  const int64_t ahead = (row_bytes >= 8192 ? 4096 : 8192) / static_cast<int64_t>(sizeof(W));
+  constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(W));
   for (; i + 8 <= in; i += 8) {
+    if (i % kLine == 0) {
+      _mm_prefetch(reinterpret_cast<const char*>(w0 + i + ahead), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(w1 + i + ahead), _MM_HINT_T0);
+    }
     __m256 v0 = Load8(w0 + i), v1 = Load8(w1 + i);
     for (int k = 0; k < 4; ++k) {
       __m256 xv = Load8(x + k * in + i);

@@ -94,7 +94,15 @@ inline void Dot4x2(const float* x, int64_t in, const W* w0, const W* w1, float* 
   __m512 a[8];
   for (auto& v : a) v = _mm512_setzero_ps();
   int64_t i = 0;
+  // The first token group streams the rows from memory: prefetch ahead as Dot1x4 does.
+  const StreamParams& sp = ActiveStreamParams();
+  const int64_t ahead = AheadBytes(sp, in * static_cast<int64_t>(sizeof(W))) / static_cast<int64_t>(sizeof(W));
+  constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(W));
   for (; i + 16 <= in; i += 16) {
+    if (i % kLine == 0) {
+      PrefetchAt(w0 + i + ahead, sp.level);
+      PrefetchAt(w1 + i + ahead, sp.level);
+    }
     __m512 v0 = Load16(w0 + i), v1 = Load16(w1 + i);
     for (int k = 0; k < 4; ++k) {
       __m512 xv = Load16(x + k * in + i);

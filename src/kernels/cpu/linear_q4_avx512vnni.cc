@@ -315,15 +315,17 @@ void LinearQ4_0Avx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in
     int64_t t = 0;
     // Groups of up to four tokens over four pairs at a time, then the pairs left over.
     for (int g = 0; t + 2 <= n; t += g) {
-      g = n - t == 5 ? 3 : n - t >= 4 ? 4 : static_cast<int>(n - t);  // 5 = 3 + 2: no lone token
+      g = n - t == 5 ? 5 : n - t >= 4 ? 4 : static_cast<int>(n - t);
       int64_t p = pb;
-      float r4[32];
+      float r4[40];
       for (; p + 4 <= pe; p += 4) {
         const int8_t* qt = q + t * in;
         const float* dt = d + t * nb;
         const uint8_t* wp = w + p * nb * kPairBytes;
         const PreparedX* pt = prepared + t * (nb / 2);
-        if (g == 4) {
+        if (g == 5) {
+          TileNx4<5>(qt, dt, in, nb, pt, wp, r4);
+        } else if (g == 4) {
           TileNx4<4>(qt, dt, in, nb, pt, wp, r4);
         } else if (g == 3) {
           TileNx4<3>(qt, dt, in, nb, pt, wp, r4);

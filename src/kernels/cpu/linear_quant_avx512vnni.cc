@@ -89,9 +89,9 @@ inline void Tile(const int8_t* q, const float* d, int64_t in, int64_t nb, const 
     const bool half = 2 * c + 1 == nb;  // masked loads, so the loop body is the same for the tail
     __m512i u[R];
     for (int r = 0; r < R; ++r) u[r] = LoadW(Blocks(rows[r]), c, half);
-    if constexpr (T == 1) {  // batch 1 streams the weights: prefetch ahead in every row (linear_avx512.cc)
-      for (int r = 0; r < R; ++r) PrefetchAt(Blocks(rows[r]) + 64 * c + ahead, sp.level);
-    }
+    // The weights stream from memory (batch 1, and the first token group of a few-token step):
+    // prefetch ahead in every row (linear_avx512.cc).
+    for (int r = 0; r < R; ++r) PrefetchAt(Blocks(rows[r]) + 64 * c + ahead, sp.level);
     for (int t = 0; t < T; ++t) {
       const XChunk x = LoadX(q + t * in, d + t * nb, c, half);
       for (int r = 0; r < R; ++r) acc[t][r] = Step(acc[t][r], u[r], x);
