@@ -9,10 +9,10 @@
 namespace gemmad::kv {
 
 int64_t MaxBlocksPerSequence(const KvGroupSpec& group, int32_t block_size, int64_t num_tokens,
-                             int64_t max_chunk_tokens) {
+                             int64_t max_chunk_tokens, int32_t extra_keys) {
   const int64_t full = CeilDiv(num_tokens, block_size);
   if (group.kind == KvGroupKind::kFull) return full;
-  const int64_t span = group.sliding_window - 1 + std::min(max_chunk_tokens, num_tokens);
+  const int64_t span = group.sliding_window + extra_keys - 1 + std::min(max_chunk_tokens, num_tokens);
   const int64_t sliding = span <= 0 ? 0 : CeilDiv(span - 1, block_size) + 1;
   return std::min(full, sliding);
 }
@@ -28,7 +28,7 @@ KvCacheManager::KvCacheManager(KvCacheConfig config) : config_(std::move(config)
 
 int64_t KvCacheManager::SlidingHit(int g, std::span<const BlockHash> hashes, int64_t max_blocks) const {
   const auto& spec = config_.groups[static_cast<size_t>(g)];
-  const int64_t needed = CeilDiv(spec.sliding_window - 1, config_.block_size);
+  const int64_t needed = CeilDiv(spec.sliding_window + config_.sliding_extra_keys - 1, config_.block_size);
   if (needed == 0) return max_blocks;
   const BlockPool& pool = pools_[static_cast<size_t>(g)];
   int64_t run = 0;
@@ -70,7 +70,7 @@ CacheHit KvCacheManager::FindCachedPrefix(std::span<const BlockHash> block_hashe
     const auto& spec = config_.groups[g];
     int64_t first = 0;
     if (spec.kind == KvGroupKind::kSliding) {
-      first = std::max<int64_t>(0, n - CeilDiv(spec.sliding_window - 1, config_.block_size));
+      first = std::max<int64_t>(0, n - CeilDiv(spec.sliding_window + config_.sliding_extra_keys - 1, config_.block_size));
     }
     auto& table = hit.tables[g];
     table.assign(static_cast<size_t>(n), kNullBlock);
@@ -87,7 +87,7 @@ void KvCacheManager::DropOutOfWindow(SeqBlocks& s, int64_t num_computed) {
   for (size_t g = 0; g < pools_.size(); ++g) {
     const auto& spec = config_.groups[g];
     if (spec.kind != KvGroupKind::kSliding) continue;
-    const int64_t first_needed_pos = num_computed - (spec.sliding_window - 1);
+    const int64_t first_needed_pos = num_computed - (spec.sliding_window + config_.sliding_extra_keys - 1);
     if (first_needed_pos <= 0) continue;
     auto& table = s.tables[g];
     const int64_t first_needed_block =
@@ -209,7 +209,7 @@ double KvCacheManager::Usage() const {
 int64_t KvCacheManager::MaxSequenceTokens(int64_t max_chunk_tokens, int64_t limit) const {
   auto fits = [&](int64_t t) {
     for (size_t g = 0; g < pools_.size(); ++g) {
-      if (MaxBlocksPerSequence(config_.groups[g], config_.block_size, t, max_chunk_tokens) >
+      if (MaxBlocksPerSequence(config_.groups[g], config_.block_size, t, max_chunk_tokens, config_.sliding_extra_keys) >
           pools_[g].num_usable()) {
         return false;
       }

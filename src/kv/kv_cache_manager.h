@@ -20,6 +20,9 @@ struct KvCacheConfig {
   int32_t block_size = 16;
   std::vector<KvGroupSpec> groups;
   bool enable_prefix_caching = true;
+  // Keys kept beyond each sliding window: an MTP assistant reads the W + 1 keys before the
+  // position it drafts at, one more than the target's own window needs (0 otherwise).
+  int32_t sliding_extra_keys = 0;
 };
 
 // A prefix-cache hit: the first num_tokens tokens are already in the cache. tables[g] has

@@ -32,8 +32,9 @@ inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // The most blocks one sequence holds in `group` at any step, for a sequence that reaches
 // `num_tokens` tokens and is computed in chunks of at most `max_chunk_tokens`.
 // Full: ceil(T / B). Sliding: the blocks touching the W-1 previous positions plus the chunk,
-// ceil((W - 1 + C - 1) / B) + 1, never more than the full count.
+// ceil((W - 1 + C - 1) / B) + 1, never more than the full count; `extra_keys` more past keys when
+// kept (KvCacheConfig::sliding_extra_keys).
 int64_t MaxBlocksPerSequence(const KvGroupSpec& group, int32_t block_size, int64_t num_tokens,
-                             int64_t max_chunk_tokens);
+                             int64_t max_chunk_tokens, int32_t extra_keys = 0);
 
 }  // namespace gemmad::kv

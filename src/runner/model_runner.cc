@@ -68,6 +68,11 @@ ModelRunner::ModelRunner(std::unique_ptr<model::gemma4::Model> model, std::uniqu
       encoder_(std::move(encoder)),
       mm_(encoder_.get(), model_->config().hidden_size) {}
 
+void ModelRunner::SetMtpAssistant(std::unique_ptr<model::gemma4::Assistant> assistant, int32_t num_tokens) {
+  model_->set_keep_logit_hidden(true);
+  mtp_ = std::make_unique<MtpDrafter>(std::move(assistant), *model_, num_tokens);
+}
+
 Result<StepResult> ModelRunner::Execute(const sched::SchedulerOutput& out) {
   registry_.Apply(out);
   mm_.Apply(out);
@@ -120,6 +125,20 @@ Result<StepResult> ModelRunner::Execute(const sched::SchedulerOutput& out) {
     for (int64_t k = b; k < e; ++k) consume(parallel[static_cast<size_t>(k)]);
   });
   for (size_t i : serial) consume(i);
+  if (mtp_) {  // drafts for the next step, from the row that predicted each sequence's newest token
+    const int64_t H = model_->config().hidden_size;
+    for (size_t i = 0; i < out.seqs.size(); ++i) {
+      SeqStepResult& r = result.seqs[i];
+      if (r.sampled_token_ids.empty() || !r.error.ok()) continue;
+      const std::vector<int32_t>& offsets = rows_per_seq[i];
+      const size_t local = offsets.size() - static_cast<size_t>(out.seqs[i].num_draft_tokens) - 1 +
+                           (r.sampled_token_ids.size() - 1);
+      const size_t row = first_row[i] + local;
+      std::span<const float> hidden(model_->logit_hidden().data() + row * static_cast<size_t>(H), static_cast<size_t>(H));
+      GEMMAD_ASSIGN_OR_RETURN(r.draft_token_ids, mtp_->Propose(exec_, out.seqs[i], offsets[local], hidden,
+                                                               r.sampled_token_ids.back(), *cache_));
+    }
+  }
   return result;
 }
 

@@ -16,6 +16,7 @@
 #include "model/kv_cache.h"
 #include "runner/mm_encoder.h"
 #include "runner/mm_inputs.h"
+#include "runner/mtp_drafter.h"
 #include "runner/runner.h"
 #include "runner/sampling_registry.h"
 
@@ -51,6 +52,10 @@ class ModelRunner : public Runner {
     return true;
   }
 
+  // MTP speculative decoding with a Gemma 4 assistant (before the first step): every sampling
+  // sequence gets up to `num_tokens` drafts after each step (runner/mtp_drafter.h).
+  void SetMtpAssistant(std::unique_ptr<model::gemma4::Assistant> assistant, int32_t num_tokens);
+
   const model::gemma4::Model& model() const { return *model_; }
   const model::KvCache& cache() const { return *cache_; }
 
@@ -65,6 +70,7 @@ class ModelRunner : public Runner {
   std::unique_ptr<MultimodalEncoder> encoder_;
   MultimodalInputs mm_;
   std::vector<float> logits_;  // [rows, vocab], reused between steps
+  std::unique_ptr<MtpDrafter> mtp_;
 };
 
 }  // namespace gemmad::runner

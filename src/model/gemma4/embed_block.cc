@@ -8,15 +8,16 @@
 #include "tensor/half.h"
 
 namespace gemmad::model::gemma4 {
-namespace {
-
-using tensor::TensorView;
 
 // The reference stores sqrt(n) as an fp32 tensor cast to the weight dtype before multiplying.
 float EmbedScale(int64_t n, tensor::DType compute) {
   const float s = static_cast<float>(std::sqrt(static_cast<double>(n)));
   return compute == tensor::DType::kBF16 ? tensor::RoundToBf16(s) : s;
 }
+
+namespace {
+
+using tensor::TensorView;
 
 TensorView IdsView(const std::vector<int32_t>& ids) {
   TensorView v;

@@ -44,6 +44,8 @@ void ProjLinearMany(const LayerContext& lc, const TensorView& x, std::span<const
                     std::span<const TensorView> ys);
 
 void EmbedTokens(const LayerContext& lc);
+// sqrt(n) as the embedding scale in `compute` (bf16-rounded for bf16 models, as the reference).
+float EmbedScale(int64_t n, tensor::DType compute);
 
 // §4 + §5: x += post_attention_norm(Attention(input_norm(x))) for layer l.
 void AttentionBlock(const LayerContext& lc, int64_t l);

@@ -161,6 +161,10 @@ Status Model::Forward(const kernels::ExecContext& exec, const ForwardBatch& batc
   tensor::TensorView head = buffers_.head.View({rows, H});
   kernels::GatherRows(exec, x, I64View(head_rows), head);
   kernels::RmsNorm(exec, head, weights_.final_norm, head, full.eps);
+  if (keep_logit_hidden_) {
+    logit_hidden_.resize(static_cast<size_t>(rows * H));
+    kernels::Copy(exec, head, tensor::TensorView{logit_hidden_.data(), tensor::DType::kF32, tensor::Shape{rows, H}});
+  }
   kernels::Linear(exec, head, weights_.lm_head, logits);
   if (c.final_logit_softcapping > 0.0) kernels::SoftCap(exec, logits, static_cast<float>(c.final_logit_softcapping));
   return OkStatus();
@@ -197,6 +201,15 @@ const ForwardBatch& Model::RunLayers(const LayerContext& full, ForwardBatch* kep
     if (l + 1 < L) Record(full.exec, hidden_states, x);
   }
   return lc->batch;
+}
+
+void Model::EmbedToken(const kernels::ExecContext& exec, int32_t token, std::span<float> out) const {
+  const int64_t H = config().hidden_size;
+  GEMMAD_CHECK(static_cast<int64_t>(out.size()) == H && token >= 0 && token < config().vocab_size,
+               "EmbedToken: token {} into {} floats", token, out.size());
+  tensor::TensorView ids{&token, tensor::DType::kI32, tensor::Shape{1}};
+  kernels::EmbeddingGather(exec, weights_.embed, ids, EmbedScale(H, weights_.compute_dtype),
+                           tensor::TensorView{out.data(), tensor::DType::kF32, tensor::Shape{1, H}});
 }
 
 }  // namespace gemmad::model::gemma4

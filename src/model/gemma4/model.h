@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,14 @@ class Model {
   Status Forward(const kernels::ExecContext& exec, const ForwardBatch& batch, KvCache& cache,
                  const tensor::TensorView& logits, HiddenStates* hidden_states = nullptr);
 
+  // Speculative drafting (MTP assistants): with keep_logit_hidden set, each Forward also keeps
+  // the final-normed hidden state of every logit row (the LM head's input, [rows, H] f32, in
+  // logit-row order), until the next Forward.
+  void set_keep_logit_hidden(bool keep) { keep_logit_hidden_ = keep; }
+  const std::vector<float>& logit_hidden() const { return logit_hidden_; }
+  // out[H] = E[token] · sqrt(H) in the compute dtype's rounding: a step's input embedding (§3.1).
+  void EmbedToken(const kernels::ExecContext& exec, int32_t token, std::span<float> out) const;
+
  private:
   Model() = default;
   Status CheckCache(const KvCache& cache) const;
@@ -87,6 +96,8 @@ class Model {
   QuantizationReport quantization_report_;
   std::vector<float> rope_sliding_, rope_full_;  // inverse frequencies per layer type
   StepBuffers buffers_;
+  bool keep_logit_hidden_ = false;
+  std::vector<float> logit_hidden_;
 };
 
 }  // namespace gemmad::model::gemma4
