@@ -40,7 +40,8 @@ constexpr FlagSpec kEngineFlags[] = {
     {"block-size", kInt, "16", "Tokens per KV block."},
     {"enable-prefix-caching", kBool, "true", "Prefix caching (random prompts never share a block anyway)."},
     {"seed", kInt, "0", "Seed of the random prompts and of the engine's sampling."},
-    {"speculative-config", kJson, "", "Speculative decoding as `gemmad serve` takes it (n-gram drafting).", FlagEffect::kEffective,
+    {"speculative-config", kJson, "", "Speculative decoding as `gemmad serve` takes it (MTP assistant or n-gram).",
+     FlagEffect::kEffective,
      {}, "-sc"},
     {"disable-detokenize", kBool, "false", "Accepted for vLLM compatibility (token-id prompts are never "
                                            "detokenized).", FlagEffect::kAccepted},
@@ -182,10 +183,7 @@ Result<OfflineEngine> StartOfflineEngine(const ParsedFlags& f, int64_t needed_le
     if (drafter->disable_prefix_caching) o.enable_prefix_caching = false;
   } else if (!f.IsNull("speculative-config")) {
     GEMMAD_ASSIGN_OR_RETURN(spec::SpeculativeConfig sc, ParseSpeculativeFlag(f.GetJson("speculative-config")));
-    o.drafter = MakeTokenDrafter(sc);
-    o.num_speculative_tokens = sc.num_speculative_tokens;
-    o.drafter_label = fmt::format("ngram (prompt_lookup_min={}, prompt_lookup_max={})", sc.prompt_lookup_min,
-                                  sc.prompt_lookup_max);
+    GEMMAD_RETURN_IF_ERROR(ApplySpeculativeConfig(sc, io::HubSettingsFromEnv(), &o));
   }
   auto engine = CreateModelEngine(o);
   if (!engine.ok()) return InvalidArgumentError(engine.status().message());

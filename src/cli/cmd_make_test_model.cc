@@ -20,6 +20,7 @@
 #include "cli/subcommand.h"
 #include "io/progress_bar.h"
 #include "model/gemma4/presets.h"
+#include "model/gemma4/random_assistant.h"
 #include "model/gemma4/random_checkpoint.h"
 #include "model/gemma4/weight_spec.h"
 
@@ -36,10 +37,12 @@ constexpr char kUsage[] =
     "  --weight-format w4a16: the text Linears as compressed-tensors int4 symmetric groups of 32 (the layout of\n"
     "  Google's *-qat-w4a16-ct checkpoints); fp8: as FP8 E4M3 per channel with dynamic per-token FP8\n"
     "  activations (RedHat's *-FP8-dynamic); mobile: Google's *-qat-mobile-ct mix (int2/int4/int8 per channel,\n"
-    "  static int8 activations, int2 embeddings); all quantized from this seed's dense values, the rest in --dtype.\n";
+    "  static int8 activations, int2 embeddings); all quantized from this seed's dense values, the rest in --dtype.\n"
+    "       gemmad make-test-model OUT_DIR --assistant-for TARGET_DIR [--dtype bf16|f32] [--seed N]\n"
+    "  a random Gemma 4 assistant (MTP drafter, model_type gemma4_assistant) that fits the target checkpoint.\n";
 
 struct Args {
-  std::string out_dir, preset, dtype = "bf16", prefix, tokenizer_dir, weight_format = "dense";
+  std::string out_dir, preset, dtype = "bf16", prefix, tokenizer_dir, weight_format = "dense", assistant_for;
   uint64_t seed = 0;
   int shards = 1;
   int unused_kv = -1;  // -1: the preset's default
@@ -68,12 +71,14 @@ std::string ParseArgs(const std::vector<std::string>& args, Args* a) {
     };
     std::string v;
     uint64_t n = 0;
-    if (f == "--preset" || f == "--dtype" || f == "--prefix" || f == "--tokenizer-dir" || f == "--weight-format") {
+    if (f == "--preset" || f == "--dtype" || f == "--prefix" || f == "--tokenizer-dir" || f == "--weight-format" ||
+        f == "--assistant-for") {
       if (!value(&v)) return f + " needs a value";
       (f == "--preset"          ? a->preset
        : f == "--dtype"         ? a->dtype
        : f == "--prefix"        ? a->prefix
        : f == "--weight-format" ? a->weight_format
+       : f == "--assistant-for" ? a->assistant_for
                                 : a->tokenizer_dir) = v;
     } else if (f == "--seed" || f == "--shards") {
       if (!value(&v) || !ParseUint(v, f == "--seed" ? UINT64_MAX : 100000, &n)) return f + " needs a non-negative integer";
@@ -91,7 +96,8 @@ std::string ParseArgs(const std::vector<std::string>& args, Args* a) {
     }
   }
   if (a->out_dir.empty()) return "OUT_DIR is required";
-  if (a->preset.empty()) return "--preset is required";
+  if (a->preset.empty() && a->assistant_for.empty()) return "--preset is required";
+  if (!a->preset.empty() && !a->assistant_for.empty()) return "--preset and --assistant-for exclude each other";
   return "";
 }
 
@@ -126,9 +132,30 @@ double FreeDiskBytes(const std::string& dir) {
   return static_cast<double>(st.f_bavail) * static_cast<double>(st.f_frsize);
 }
 
+// --assistant-for: a random assistant fitting the target checkpoint's config.
+int WriteAssistant(const Args& a) {
+  auto target = model::gemma4::LoadConfig(a.assistant_for);
+  if (!target.ok()) {
+    std::fprintf(stderr, "gemmad make-test-model: %s\n", target.status().message().c_str());
+    return 1;
+  }
+  if (a.dtype != "bf16" && a.dtype != "f32") return Usage("--assistant-for writes --dtype bf16 or f32");
+  model::gemma4::RandomAssistantOptions o;
+  o.dtype = a.dtype == "f32" ? tensor::DType::kF32 : tensor::DType::kBF16;
+  o.seed = a.seed;
+  Status s = model::gemma4::WriteRandomAssistant(a.out_dir, *target, o);
+  if (!s.ok()) {
+    std::fprintf(stderr, "gemmad make-test-model: %s\n", s.message().c_str());
+    return 1;
+  }
+  std::printf("%s\n", nlohmann::json({{"model_dir", a.out_dir}, {"assistant_for", a.assistant_for}, {"seed", a.seed}}).dump().c_str());
+  return 0;
+}
+
 int Run(const std::vector<std::string>& argv) {
   Args a;
   if (std::string problem = ParseArgs(argv, &a); !problem.empty()) return Usage(problem);
+  if (!a.assistant_for.empty()) return WriteAssistant(a);
   auto preset = model::gemma4::FindPreset(a.preset);
   if (!preset.ok()) return Usage(preset.status().message());
   RandomCheckpointOptions o;

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <utility>
 
@@ -12,6 +14,7 @@
 #include "kernels/thread_pool.h"
 #include "kv/kv_plan.h"
 #include "model/ct_source.h"
+#include "model/gemma4/assistant.h"
 #include "model/gemma4/model.h"
 #include "model/open_weight_source.h"
 #include "runner/model_runner.h"
@@ -69,6 +72,23 @@ static Status CheckQuantizationMethod(const model::WeightSource& source, const M
   return OkStatus();
 }
 
+// The --speculative-config draft model: a Gemma 4 assistant that fits the target.
+static Result<std::unique_ptr<model::gemma4::Assistant>> LoadAssistant(std::shared_ptr<const model::WeightSource> source,
+                                                                       const model::gemma4::Config& target) {
+  const nlohmann::json j = nlohmann::json::parse(source->config_json(), nullptr, /*allow_exceptions=*/false);
+  const std::string type = j.is_object() && j.contains("model_type") && j["model_type"].is_string()
+                               ? j["model_type"].get<std::string>() : "";
+  if (type != "gemma4_assistant") {
+    return InvalidArgumentError(fmt::format(
+        "--speculative-config: model {} has model_type '{}': gemmad drafts with Gemma 4 assistant checkpoints "
+        "(gemma4_assistant, method mtp) or by n-gram lookup (method ngram)",
+        source->label(), type));
+  }
+  auto a = model::gemma4::Assistant::Load(std::move(source), target);
+  if (!a.ok()) return a.status().WithPrefix("--speculative-config: model");
+  return std::move(*a);
+}
+
 Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
   model::gemma4::ModelOptions mo;
   mo.quantization = o.quantization;
@@ -85,6 +105,10 @@ Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
   const int64_t derived_len = o.max_model_len > 0 ? o.max_model_len : cfg.max_position_embeddings;
   GEMMAD_RETURN_IF_ERROR(CheckMaxModelLen(derived_len, cfg.max_position_embeddings, o.allow_long_max_model_len));
   model::KvCacheSpec spec = model->MakeKvCacheSpec(o.block_size, o.kv_cache_dtype);
+  std::unique_ptr<model::gemma4::Assistant> assistant;
+  if (o.assistant) {
+    GEMMAD_ASSIGN_OR_RETURN(assistant, LoadAssistant(o.assistant, cfg));
+  }
 
   kv::KvPlanInput plan_in;
   plan_in.groups = runner::KvGroupsForSpec(spec);
@@ -110,6 +134,7 @@ Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
   std::vector<int64_t> blocks;
   for (const auto& g : plan.groups) blocks.push_back(g.num_blocks);
   kv::KvCacheConfig kv = runner::KvConfigForSpec(spec, blocks, o.enable_prefix_caching);
+  if (assistant) kv.sliding_extra_keys = 1;  // the assistant reads W + 1 past keys
   for (const auto& g : kv.groups) {
     GEMMAD_LOG_INFO("KV group {}: {} blocks of {} tokens ({:.1f} MiB, {})", g.name, g.num_blocks - 1, o.block_size,
                     static_cast<double>(g.num_blocks * g.bytes_per_block) / (1024.0 * 1024.0),
@@ -161,7 +186,18 @@ Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
   }
   GEMMAD_ASSIGN_OR_RETURN(auto runner, runner::ModelRunner::Create(std::move(model), kv, exec, o.kv_cache_dtype,
                                                                    runner::CombineEncoders(std::move(encoders))));
-  if (o.drafter && o.num_speculative_tokens > 0) {
+  if (assistant && o.num_speculative_tokens > 0) {
+    const auto& ac = assistant->config();
+    GEMMAD_LOG_INFO("speculative decoding: {} ({} layers, hidden {}, {}), {} drafted tokens per step, verified by the "
+                    "target in the same step",
+                    o.drafter_label, ac.text.num_hidden_layers, ac.text.hidden_size,
+                    ac.use_ordered_embeddings ? fmt::format("centroid masking: top {} of {} clusters", ac.centroid_top_k,
+                                                            ac.num_centroids)
+                                              : std::string("full tied head"),
+                    o.num_speculative_tokens);
+    runner->SetMtpAssistant(std::move(assistant), o.num_speculative_tokens);
+    ec.num_speculative_tokens = o.num_speculative_tokens;
+  } else if (o.drafter && o.num_speculative_tokens > 0) {
     runner->SetTokenDrafter(o.drafter, o.num_speculative_tokens);
     ec.num_speculative_tokens = o.num_speculative_tokens;
     GEMMAD_LOG_INFO("speculative decoding: {}, {} drafted tokens per step, verified by the target in the same step",

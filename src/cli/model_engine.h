@@ -52,6 +52,8 @@ struct ModelEngineOptions {
   std::shared_ptr<const spec::TokenDrafter> drafter;
   int32_t num_speculative_tokens = 0;
   std::string drafter_label;  // for the log line, e.g. "ngram (prompt_lookup_min=5, prompt_lookup_max=5)"
+  // MTP: the draft model's checkpoint (a Gemma 4 assistant; instead of `drafter`).
+  std::shared_ptr<const model::WeightSource> assistant;
   // Test seam (cli/test_seams.h): the kernels backend (kernels/backend.h); nullptr = CPU.
   const kernels::Backend* backend = nullptr;
   // Test seam (cli/test_seams.h): wraps the model runner; unset in the release binary.

@@ -39,10 +39,13 @@ constexpr FlagSpec kFlags[] = {
     {"data-parallel-size", kInt, "1", "Multi-GPU only (no GPU backend): data-parallel degree; only 1.", kOnlyDefault, {}, "-dp"},
     {"distributed-executor-backend", kString, "", "Multi-GPU only (no GPU backend): worker backend.", kNotYet, "ray|mp|uni|external_launcher"},
     {"speculative-config", kJson, "",
-     "Speculative decoding, as vLLM parses it: {\"method\": \"ngram\", \"num_speculative_tokens\": K, "
-     "\"prompt_lookup_min\": N, \"prompt_lookup_max\": M} drafts K tokens by prompt lookup, verified by the model "
-     "in the same step (outputs unchanged); method mtp (Gemma 4 assistant models): refused, not implemented yet.",
-     kYes, {}, "-sc", "unit SpeculativeConfig, unit SchedulerSpec, e2e test_ngram_greedy_identical"},
+     "Speculative decoding, as vLLM parses it: {\"model\": \"google/gemma-4-E4B-it-assistant\", "
+     "\"num_speculative_tokens\": K} drafts K tokens per step with a Gemma 4 assistant (MTP), {\"method\": \"ngram\", "
+     "\"num_speculative_tokens\": K, \"prompt_lookup_min\": N, \"prompt_lookup_max\": M} by prompt lookup; the model "
+     "verifies the drafts in the same step (outputs unchanged).",
+     kYes, {}, "-sc",
+     "unit SpeculativeConfig, unit SchedulerSpec, golden MtpEngine, e2e test_ngram_greedy_identical, "
+     "e2e test_the_seeds_mtp_command_answers_and_changes_nothing"},
 };
 
 }  // namespace

@@ -1,8 +1,6 @@
 // StartServing and the graceful shutdown (see serving.h).
 #include "cli/serving.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -89,11 +87,7 @@ Result<ModelEngine> StartEngine(const ServeOptions& o, const ServeModel& m) {
   e.allow_long_max_model_len = o.allow_long_max_model_len;
   e.language_model_only = o.language_model_only;
   if (o.speculative_config) {
-    const spec::SpeculativeConfig& sc = *o.speculative_config;
-    e.drafter = MakeTokenDrafter(sc);
-    e.num_speculative_tokens = sc.num_speculative_tokens;
-    e.drafter_label = fmt::format("ngram (prompt_lookup_min={}, prompt_lookup_max={})", sc.prompt_lookup_min,
-                                  sc.prompt_lookup_max);
+    GEMMAD_RETURN_IF_ERROR(ApplySpeculativeConfig(*o.speculative_config, ServeHubSettings(o), &e));
   }
   e.wrap_runner = InstalledTestSeams().wrap_runner;
   e.backend = InstalledTestSeams().backend;

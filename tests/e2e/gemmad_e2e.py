@@ -95,12 +95,14 @@ def hf_home():
 
 def hf_home_for(src, repos, name):
     """An HF_HOME under WORK/<name> whose hub cache holds the model directory `src` under every
-    repo id of `repos` (built once; `name` must change when `src` does)."""
+    repo id of `repos` (built once; `name` must change when `src` does). `src` may also be a dict
+    {repo id: model directory} (then `repos` is ignored)."""
+    sources = src if isinstance(src, dict) else {repo: src for repo in repos}
     home = os.path.join(WORK, name)
     with _locked("hf_home"):
         if os.path.exists(os.path.join(home, ".complete")):
             return home
-        for repo in repos:
+        for repo, src in sources.items():
             root = os.path.join(home, "hub", "models--" + repo.replace("/", "--"))
             blobs = os.path.join(root, "blobs")
             snap = os.path.join(root, "snapshots", SNAPSHOT)

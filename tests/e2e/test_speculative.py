@@ -3,11 +3,16 @@ openai client: every output equals the plain server's, token for token (greedy a
 completions, streaming, logprobs, stop strings, structured outputs, tool calls and reasoning), the drafts are
 verified in the same step, and vLLM's spec-decode counters show on /metrics. On the random-weight model n-gram
 drafts are rarely right, so a scripted output (the gemmad-testing seam) that repeats its prompt makes them
-accepted. Bad configs are vLLM's one-line startup errors; MTP is refused until the assistant models land."""
+accepted. Bad configs are vLLM's one-line startup errors. MTP with a Gemma 4 assistant: the seeds' spec_decoding
+command runs verbatim over a fake HF cache holding the e2e target and a random assistant fitted to it, and its answers
+equal the plain server's (random drafts are rejected: the rejection path, through HTTP)."""
+import glob
 import json
+import os
 import subprocess
 
 import pytest
+import yaml
 
 import gemmad_e2e as e2e
 
@@ -136,12 +141,82 @@ def test_tool_call_and_reasoning_parse_under_speculation(scripted):
                             "unless the draft model config contains an n_predict parameter."),
     ('{"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_min": 4, "prompt_lookup_max": 2}',
      "--speculative-config: prompt_lookup_min=4 must be <= prompt_lookup_max=2"),
-    ('{"model": "google/gemma-4-E2B-it-assistant", "num_speculative_tokens": 2}',
-     "--speculative-config: method 'draft_model' with model 'google/gemma-4-E2B-it-assistant': drafting with a model "
-     "(the Gemma 4 MTP assistants) is not implemented yet; method 'ngram' is"),
 ])
 def test_speculative_config_errors(config, message):
     p = subprocess.run([e2e.BIN, "serve", MODEL, "--speculative-config", config], capture_output=True, text=True,
                        timeout=60, env=e2e.Server([MODEL]).env)
     assert p.returncode == 2, p.stderr
     assert p.stderr.strip().splitlines()[-1] == f"gemmad serve: error: {message}", p.stderr
+
+
+# ---- MTP: a Gemma 4 assistant drafts -------------------------------------------------------------------------
+
+def mtp_home():
+    """A fake HF cache with the e2e model as the E2B and E4B targets and a random assistant fitted to it as
+    google/gemma-4-E{2,4}B-it-assistant (`gemmad make-test-model --assistant-for`)."""
+    target = e2e.model_dir()
+    assistant = e2e.generated_model("e2e_assistant", ["--assistant-for", target, "--seed", "1"])
+    repos = {"google/gemma-4-E2B-it": target, "google/gemma-4-E4B-it": target,
+             "google/gemma-4-E2B-it-assistant": assistant, "google/gemma-4-E4B-it-assistant": assistant}
+    return e2e.hf_home_for(repos, None, "hf_home_mtp-" + os.path.basename(assistant).split("-")[-1])
+
+
+def seed_mtp_commands():
+    """[(seed, args after `serve`)]: every YAML recipe's model with its default features (tool calling,
+    reasoning) and its spec_decoding feature, as the recipes' command builder puts them together."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(e2e.SHARED_DIR, "seeds", "*.txt"))):
+        try:
+            doc = yaml.safe_load(open(path, encoding="utf-8"))
+        except yaml.YAMLError:
+            continue
+        features = (doc or {}).get("features") if isinstance(doc, dict) else None
+        if not features or "spec_decoding" not in features:
+            continue
+        args = [doc["model"]["model_id"]] + list(doc["model"].get("base_args") or [])
+        for f in ("tool_calling", "reasoning", "spec_decoding"):
+            args += list(features.get(f, {}).get("args") or [])
+        out.append((os.path.basename(path), args))
+    return out
+
+
+def test_the_seeds_mtp_command_answers_and_changes_nothing(plain):
+    commands = seed_mtp_commands()
+    assert commands, "no seed has a spec_decoding feature"
+    for seed, args in commands:
+        assert "--speculative-config" in args, args
+        with e2e.Server(args, env={"HF_HOME": mtp_home()}, name="mtp-seed", startup_timeout=180) as s:
+            assert "speculative decoding: mtp with google/gemma-4-E4B-it-assistant" in s.log(), s.log()
+            for p in PROMPTS:
+                kw = dict(messages=[{"role": "user", "content": p}], max_tokens=32, temperature=0, logprobs=True)
+                a = plain.client().chat.completions.create(model=MODEL, **kw).choices[0]
+                b = s.client().chat.completions.create(model=args[0], **kw).choices[0]
+                assert b.message.content == a.message.content, (seed, p)
+                la = [t.logprob for t in a.logprobs.content]
+                lb = [t.logprob for t in b.logprobs.content]
+                assert len(la) == len(lb) and max(abs(x - y) for x, y in zip(la, lb)) < 1e-3
+            seeded = dict(messages=[{"role": "user", "content": PROMPTS[1]}], max_tokens=24, temperature=0.8, seed=5)
+            assert (s.client().chat.completions.create(model=args[0], **seeded).choices[0].message.content ==
+                    plain.client().chat.completions.create(model=MODEL, **seeded).choices[0].message.content)
+            assert s.metric("vllm:spec_decode_num_drafts_total") > 0
+            assert s.metric("vllm:spec_decode_num_draft_tokens_total") > 0
+
+
+def test_mtp_e2b_with_two_drafts_and_errors():
+    cfg = json.dumps({"model": "google/gemma-4-E2B-it-assistant", "num_speculative_tokens": 2})
+    with e2e.Server(["google/gemma-4-E2B-it", "--speculative-config", cfg], env={"HF_HOME": mtp_home()},
+                    name="mtp-e2b") as s:
+        r = s.client().completions.create(model="google/gemma-4-E2B-it", prompt="Hello", max_tokens=16, temperature=0)
+        assert r.usage.completion_tokens == 16
+        assert s.metric("vllm:spec_decode_num_draft_tokens_total") <= 2 * s.metric("vllm:spec_decode_num_drafts_total")
+    env = dict(e2e.Server([MODEL]).env, HF_HOME=mtp_home())
+    for config, message in [
+        ('{"model": "google/gemma-4-E4B-it", "num_speculative_tokens": 2}',
+         "model_type 'gemma4': gemmad drafts with Gemma 4 assistant checkpoints (gemma4_assistant, method mtp) or "
+         "by n-gram lookup (method ngram)"),
+        ('{"method": "mtp", "model": "google/no-such-assistant", "num_speculative_tokens": 2}',
+         "--speculative-config: model"),
+    ]:
+        p = subprocess.run([e2e.BIN, "serve", "google/gemma-4-E2B-it", "--speculative-config", config],
+                           capture_output=True, text=True, timeout=120, env=env)
+        assert p.returncode != 0 and message in p.stderr.strip().splitlines()[-1], p.stderr
