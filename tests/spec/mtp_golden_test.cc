@@ -172,6 +172,13 @@ TEST(MtpGolden, ConfigErrorsNameTheField) {
   EXPECT_EQ(ParseAssistantConfig(j.dump(), "c.json").status().message(),
             "c.json: model_type: 'gemma4_text' is not a Gemma 4 assistant (gemma4_assistant)");
   j = nlohmann::json::parse(good);
+  j["model_type"] = 5;  // a fuzz find: a non-string model_type threw instead of failing
+  EXPECT_EQ(ParseAssistantConfig(j.dump(), "c.json").status().message(),
+            "c.json: model_type: '' is not a Gemma 4 assistant (gemma4_assistant)");
+  j = nlohmann::json::parse(good);
+  j["text_config"]["num_hidden_layers"] = "2";
+  EXPECT_FALSE(ParseAssistantConfig(j.dump(), "c.json").ok());
+  j = nlohmann::json::parse(good);
   j["use_ordered_embeddings"] = true;
   j["num_centroids"] = 7;
   j["centroid_intermediate_top_k"] = 2;

@@ -25,7 +25,8 @@ Result<int64_t> PositiveInt(const nlohmann::json& j, std::string_view label, con
 Result<AssistantConfig> ParseAssistantConfig(std::string_view json_text, std::string_view label) {
   nlohmann::json j = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return InvalidArgumentError(fmt::format("{}: not a JSON object", label));
-  const std::string model_type = j.value("model_type", std::string());
+  auto type_it = j.find("model_type");
+  const std::string model_type = type_it != j.end() && type_it->is_string() ? type_it->get<std::string>() : "";
   if (model_type != "gemma4_assistant") {
     return FieldError(label, "model_type", fmt::format("'{}' is not a Gemma 4 assistant (gemma4_assistant)", model_type));
   }
@@ -36,8 +37,11 @@ Result<AssistantConfig> ParseAssistantConfig(std::string_view json_text, std::st
   auto text = j.find("text_config");
   if (text == j.end() || !text->is_object()) return FieldError(label, "text_config", "missing");
   nlohmann::json t = *text;
-  const int64_t layers = t.value("num_hidden_layers", int64_t{0});
-  const int64_t shared = t.value("num_kv_shared_layers", int64_t{0});
+  auto int_field = [&](const char* key) {
+    auto it = t.find(key);
+    return it != t.end() && it->is_number_integer() ? it->get<int64_t>() : int64_t{-1};
+  };
+  const int64_t layers = int_field("num_hidden_layers"), shared = int_field("num_kv_shared_layers");
   if (shared != layers) {
     return FieldError(label, "text_config.num_kv_shared_layers",
                       fmt::format("{} must equal num_hidden_layers={} (every assistant layer reads the target's KV)",
