@@ -59,10 +59,10 @@ void Tile(const float* xq, int64_t in, const uint8_t* const* rows, float* out) {
     const int64_t left = in - i;
     __m512 w[R];
     for (int r = 0; r < R; ++r) w[r] = Decode16(LoadBytes(rows[r] + i, left));
-    if constexpr (T == 1) {  // batch 1 streams the weights: one prefetch per row and cache line
-      if (i % 64 == 0) {
-        for (int r = 0; r < R; ++r) PrefetchAt(rows[r] + i + ahead, sp.level);
-      }
+    // The weights stream from memory (batch 1, the first token group of a few-token step): one
+    // prefetch per row and cache line.
+    if (i % 64 == 0) {
+      for (int r = 0; r < R; ++r) PrefetchAt(rows[r] + i + ahead, sp.level);
     }
     for (int t = 0; t < T; ++t) {
       const __m512 x = LoadX(xq + t * in + i, left);

@@ -113,9 +113,7 @@ inline void Tile(const int8_t* q, const float* d, int64_t in, int64_t nb, const 
       const uint8_t* blk = rows[r] + b * F::kBytes;
       w[r] = F::Values(blk);
       dw[r] = F16At(blk);
-      if constexpr (T == 1) {
-        if (b % kEvery == 0) PrefetchAt(blk + ahead, sp.level);
-      }
+      if (b % kEvery == 0) PrefetchAt(blk + ahead, sp.level);  // the weights stream from memory
     }
     for (int t = 0; t < T; ++t) {
       const XBlock x = LoadX<F>(q + t * in + b * kBlock, d[t * nb + b]);

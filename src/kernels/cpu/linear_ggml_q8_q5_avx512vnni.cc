@@ -127,7 +127,7 @@ inline void Tile(const int8_t* q, const float* d, int64_t in, int64_t nb, const 
       const uint8_t* blk = rows[r] + 2 * c * F::kBytes;
       u[r] = F::Values(blk, half);
       ws[r] = BlockScales(blk, F::kBytes, half);
-      if constexpr (T == 1) {  // batch 1 streams the weights: about one prefetch per line and row
+      {  // the weights stream from memory (batch 1, a few-token step's first group): about one prefetch per line and row
         const char* at = reinterpret_cast<const char*>(blk) + ahead;
         PrefetchAt(at, sp.level);
         if (2 * F::kBytes > 64) PrefetchAt(at + 64, sp.level);

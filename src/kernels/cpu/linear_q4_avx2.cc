@@ -85,10 +85,9 @@ inline void PairTile(const int8_t* q, const float* d, int64_t in, int64_t nb, co
   for (int64_t b = 0; b < nb; ++b) {
     WPair w[P];
     for (int p = 0; p < P; ++p) w[p] = LoadPair(pairs + (p * nb + b) * kPairBytes);
-    if constexpr (T == 1) {
-      for (int p = 0; p < P; ++p) {
-        _mm_prefetch(reinterpret_cast<const char*>(pairs + (p * nb + b) * kPairBytes + ahead), _MM_HINT_T0);
-      }
+    // The weights stream from memory at batch 1 and in the first token group of a few-token step.
+    for (int p = 0; p < P; ++p) {
+      _mm_prefetch(reinterpret_cast<const char*>(pairs + (p * nb + b) * kPairBytes + ahead), _MM_HINT_T0);
     }
     for (int t = 0; t < T; ++t) {
       const XBlock x = LoadX(q + t * in + b * kBlock, d[t * nb + b]);
