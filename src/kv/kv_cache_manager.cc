@@ -178,6 +178,20 @@ void KvCacheManager::Free(SeqId seq) {
   seqs_.erase(it);
 }
 
+void KvCacheManager::Trim(SeqId seq, int64_t num_tokens) {
+  auto it = seqs_.find(seq);
+  if (it == seqs_.end()) return;
+  const auto keep = static_cast<size_t>(CeilDiv(num_tokens, config_.block_size));
+  for (size_t g = 0; g < pools_.size(); ++g) {
+    auto& table = it->second.tables[g];
+    while (table.size() > keep) {
+      if (table.back() != kNullBlock) pools_[g].Release(table.back());
+      table.pop_back();
+    }
+    it->second.num_hashed[g] = std::min<int64_t>(it->second.num_hashed[g], static_cast<int64_t>(keep));
+  }
+}
+
 const std::vector<BlockId>& KvCacheManager::BlockTable(SeqId seq, int group) const {
   auto it = seqs_.find(seq);
   GEMMAD_CHECK(it != seqs_.end(), "no blocks for sequence {}", seq);

@@ -58,6 +58,9 @@ class KvCacheManager {
 
   // Releases every block of `seq` (tail blocks first, so they are evicted first).
   void Free(SeqId seq);
+  // Releases the blocks of `seq` past position num_tokens - 1 (those of rejected speculative
+  // drafts), in every group; none of them is in the prefix cache (not fully computed).
+  void Trim(SeqId seq, int64_t num_tokens);
 
   bool has_seq(SeqId seq) const { return seqs_.count(seq) != 0; }
   const std::vector<BlockId>& BlockTable(SeqId seq, int group) const;

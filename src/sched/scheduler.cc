@@ -208,6 +208,8 @@ std::vector<SeqUpdate> Scheduler::Update(const SchedulerOutput& out,
       u.finish = s->CheckStop(config_.max_model_len, &u.stop_token_id);
       if (u.finish != SeqFinish::kNone) break;
     }
+    // Rejected drafts' blocks go back to the pool (their slots would be rewritten anyway).
+    if (num_drafts > 0) kv_.Trim(s->id(), s->num_computed_tokens);
     kv_.CacheComputedBlocks(s->id(), s->block_hashes(), s->num_computed_tokens);
     if (u.finish != SeqFinish::kNone) {
       Remove(ss.seq_id);

@@ -9,6 +9,7 @@
 #include "base/rng.h"
 #include "kv/kv_cache_manager.h"
 #include "runner/fake_runner.h"
+#include "spec/drafter.h"
 #include "sched/scheduler.h"
 
 namespace gemmad {
@@ -23,6 +24,7 @@ struct FuzzCase {
   int32_t max_num_seqs;
   int32_t budget;
   int steps;
+  int32_t drafts = 0;  // n-gram drafts per step (speculative decoding; 0 = off)
 };
 
 struct Live {
@@ -56,9 +58,11 @@ void CheckStep(const sched::Scheduler& sched, const sched::SchedulerOutput& out,
     ASSERT_GT(s.num_scheduled_tokens, 0);
     const sched::Sequence* seq = sched.Find(s.seq_id);
     ASSERT_NE(seq, nullptr);
+    const int64_t known = s.num_scheduled_tokens - s.num_draft_tokens;  // drafts follow the known tokens
+    ASSERT_TRUE(s.num_draft_tokens == 0 || (s.sample && s.num_draft_tokens <= c.drafts));
     ASSERT_EQ(std::vector<int32_t>(seq->token_ids().begin() + s.num_computed_tokens,
-                                   seq->token_ids().begin() + s.num_computed_tokens + s.num_scheduled_tokens),
-              s.token_ids);
+                                   seq->token_ids().begin() + s.num_computed_tokens + known),
+              std::vector<int32_t>(s.token_ids.begin(), s.token_ids.begin() + known));
     if (c.window > 0) {
       const auto& g = sched.kv().config().groups[1];
       const int64_t end = s.num_computed_tokens + s.num_scheduled_tokens;
@@ -122,6 +126,7 @@ void RunFuzz(const FuzzCase& c) {
   const int64_t max_model_len = 160;
   sched::Scheduler sched({c.max_num_seqs, c.budget, max_model_len}, kv);
   runner::FakeRunner runner(RunnerFor(kv));
+  if (c.drafts > 0) runner.SetTokenDrafter(std::make_shared<spec::NgramDrafter>(1, 3), c.drafts);
   std::map<kv::SeqId, Live> live;
   std::vector<Live> done;
   std::vector<std::vector<int32_t>> prefixes;
@@ -176,12 +181,13 @@ void RunFuzz(const FuzzCase& c) {
     if (!out.empty()) {
       ASSERT_LE(runner.num_registered(), live.size());
     }
-    std::vector<std::vector<int32_t>> sampled;
+    std::vector<std::vector<int32_t>> sampled, drafts;
     for (auto& r : res->seqs) {
       ASSERT_TRUE(r.error.ok());
       sampled.push_back(r.sampled_token_ids);
+      drafts.push_back(r.draft_token_ids);
     }
-    for (auto& u : sched.Update(out, sampled)) {
+    for (auto& u : sched.Update(out, sampled, drafts)) {
       Live& l = live.at(u.seq_id);
       l.output.insert(l.output.end(), u.new_token_ids.begin(), u.new_token_ids.end());
       if (u.finish != sched::SeqFinish::kNone) {
@@ -225,6 +231,9 @@ TEST(SchedulerFuzz, FullOnlySmallBudget) { RunFuzz({4, true, 0, 4, 50, 32, 7, 15
 TEST(SchedulerFuzz, WindowOneBlockSizeOne) { RunFuzz({5, true, 1, 1, 240, 8, 24, 1000}); }
 // The e2e model's geometry (window 32, blocks of 16), a tight cache and a small step budget.
 TEST(SchedulerFuzz, E2eGeometryTightKvChunked) { RunFuzz({6, true, 32, 16, 24, 8, 20, 3000}); }
+// Speculative decoding: n-gram drafts verified in the step, rolled back when rejected.
+TEST(SchedulerFuzz, DraftsTightKvWithCaching) { RunFuzz({7, true, 8, 4, 60, 16, 32, 1500, 3}); }
+TEST(SchedulerFuzz, DraftsWindowOneSmallBudget) { RunFuzz({8, true, 1, 1, 240, 8, 5, 1000, 4}); }
 
 }  // namespace
 }  // namespace gemmad
