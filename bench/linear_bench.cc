@@ -328,7 +328,7 @@ int RegisterAll() {
   }
   for (t::DType dtype : {t::DType::kQ8R, t::DType::kQ4_0}) {
     for (const LinearShape& s : kShapes) {
-      for (int64_t n : {1, 2, 4, 5, 8, 16, 128}) {
+      for (int64_t n : {1, 2, 3, 4, 5, 8, 16, 128}) {
         for (int threads : {1, 2}) {
           std::string name = "Linear" + std::string(t::DTypeName(dtype)) + "/" + s.name + "/" +
                              std::to_string(s.out) + "x" + std::to_string(s.in) + "/n:" + std::to_string(n) +
