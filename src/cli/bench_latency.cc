@@ -51,6 +51,21 @@ double Mean(const std::vector<double>& v) {
   return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
 
+// The batch's prefill time: until the last request's first token.
+double BatchPrefill(const BatchTiming& t) {
+  double prefill = 0;
+  for (const RequestTiming& r : t.requests) prefill = std::max(prefill, r.first_token_s);
+  return prefill;
+}
+
+// Decode tokens/s: the batch's tokens after the first, over the time after the last prefill (0
+// when there is none).
+double DecodeRate(const BatchTiming& t, int64_t batch, int64_t output_len) {
+  const double prefill = BatchPrefill(t);
+  if (output_len < 2 || t.elapsed_s <= prefill) return 0.0;
+  return static_cast<double>(batch * (output_len - 1)) / (t.elapsed_s - prefill);
+}
+
 // --replay-drafts K: per iteration a plain greedy run (recorded) and a replayed-draft run of the same
 // prompts; both decode rates, their ratio, and whether the outputs were identical.
 int RunReplay(const ParsedFlags& f, int64_t input_len, int64_t output_len, int64_t batch, int64_t warmup,
@@ -62,11 +77,6 @@ int RunReplay(const ParsedFlags& f, int64_t input_len, int64_t output_len, int64
   if (!e.ok()) return Fail(2, e.status().message());
   engine::EngineClient& client = *e->engine.engine;
   const uint64_t seed = static_cast<uint64_t>(f.GetInt("seed"));
-  auto decode_rate = [&](const BatchTiming& t) {
-    double prefill = 0;
-    for (const RequestTiming& r : t.requests) prefill = std::max(prefill, r.first_token_s);
-    return t.elapsed_s > prefill ? static_cast<double>(batch * (output_len - 1)) / (t.elapsed_s - prefill) : 0.0;
-  };
   std::vector<double> plain, replayed, ratios;
   int64_t mismatches = 0;
   for (int64_t k = 0; k < warmup + iters; ++k) {
@@ -82,8 +92,8 @@ int RunReplay(const ParsedFlags& f, int64_t input_len, int64_t output_len, int64
     if (!b.ok()) return Fail(1, b.status().message());
     if (k < warmup) continue;
     for (size_t i = 0; i < prompts.size(); ++i) mismatches += a->requests[i].token_ids != b->requests[i].token_ids;
-    plain.push_back(decode_rate(*a));
-    replayed.push_back(decode_rate(*b));
+    plain.push_back(DecodeRate(*a, batch, output_len));
+    replayed.push_back(DecodeRate(*b, batch, output_len));
     ratios.push_back(plain.back() > 0 ? replayed.back() / plain.back() : 0.0);
     std::printf("iteration %lld: plain decode %.2f tokens/s, replayed %lld drafts %.2f tokens/s (%.2fx)\n",
                 static_cast<long long>(k - warmup), plain.back(), static_cast<long long>(num_drafts), replayed.back(),
@@ -152,18 +162,13 @@ int RunBenchLatency(const std::vector<std::string>& args) {
     auto r = run(warmup + k);
     if (!r.ok()) return Fail(1, r.status().message());
     latencies.push_back(r->elapsed_s);
-    double prefill = 0;
     for (const RequestTiming& t : r->requests) {
       ttfts.push_back(t.first_token_s);
-      prefill = std::max(prefill, t.first_token_s);
       cached += t.cached_tokens;
       if (output_len > 1) tpots.push_back((t.last_token_s - t.first_token_s) / static_cast<double>(output_len - 1));
     }
-    prefills.push_back(prefill);
-    // Decode: the batch's tokens after the first, over the time after the last prefill.
-    if (output_len > 1 && r->elapsed_s > prefill) {
-      decode_rates.push_back(static_cast<double>(batch * (output_len - 1)) / (r->elapsed_s - prefill));
-    }
+    prefills.push_back(BatchPrefill(*r));
+    if (output_len > 1 && r->elapsed_s > prefills.back()) decode_rates.push_back(DecodeRate(*r, batch, output_len));
   }
 
   const double avg = Mean(latencies), avg_prefill = Mean(prefills);

@@ -83,8 +83,9 @@ int64_t Scheduler::UsableDrafts(const Sequence& seq, int64_t budget) const {
   const int64_t max_tokens = seq.spec().params.max_tokens.value_or(0);
   int64_t n = static_cast<int64_t>(seq.draft_token_ids.size());
   n = std::min(n, budget - 1);
-  n = std::min(n, max_sequence_tokens_ - seq.num_tokens());    // drafted positions stay in the cache's reach
-  n = std::min(n, max_tokens - seq.num_output_tokens() - 1);  // the last token is the target's own
+  // The last token is the target's own. Admission keeps prompt + max_tokens within
+  // max_sequence_tokens(), so the drafted positions stay in the cache's reach too.
+  n = std::min(n, max_tokens - seq.num_output_tokens() - 1);
   return std::max<int64_t>(0, n);
 }
 

@@ -82,8 +82,8 @@ class Scheduler {
  private:
   void Preempt(Sequence* seq);
   ScheduledSeq MakeScheduled(const Sequence& seq, int64_t num_computed, int64_t num_new, int64_t num_drafts = 0) const;
-  // How many of a decode sequence's drafts fit: the token budget (after its own token), the
-  // longest sequence the KV cache admits, and max_tokens.
+  // How many of a decode sequence's drafts fit: the token budget (after its own token) and
+  // max_tokens (which admission keeps within the longest sequence the KV cache holds).
   int64_t UsableDrafts(const Sequence& seq, int64_t budget) const;
   bool ScheduleRunning(SchedulerOutput* out, int64_t* budget);
   void ScheduleWaiting(SchedulerOutput* out, int64_t* budget);

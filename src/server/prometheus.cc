@@ -36,22 +36,12 @@ class Writer {
     Sample(std::string(name) + "_created", "", created_);
   }
   void CounterLabeled(const char* name, const char* help, const char* label,
-                      const std::vector<std::pair<const char*, double>>& values) {
+                      const std::vector<std::pair<std::string, double>>& values) {
     Head(name, help, "counter");
     for (const auto& [value, v] : values) Sample(std::string(name) + "_total", fmt::format("{}=\"{}\"", label, value), v);
     for (const auto& [value, v] : values) {
       (void)v;
       Sample(std::string(name) + "_created", fmt::format("{}=\"{}\"", label, value), created_);
-    }
-  }
-  // One series per label value (strings), e.g. per draft position.
-  void CounterPerLabel(const char* name, const char* help, const char* label, const std::vector<double>& values) {
-    Head(name, help, "counter");
-    for (size_t i = 0; i < values.size(); ++i) {
-      Sample(std::string(name) + "_total", fmt::format("{}=\"{}\"", label, i), values[i]);
-    }
-    for (size_t i = 0; i < values.size(); ++i) {
-      Sample(std::string(name) + "_created", fmt::format("{}=\"{}\"", label, i), created_);
     }
   }
   void Histogram(const char* name, const char* help, const engine::Histogram& h) {
@@ -125,10 +115,12 @@ std::string FormatPrometheus(const engine::EngineMetrics& m, const MetricsLabels
               static_cast<double>(m.spec_decode_num_draft_tokens));
     w.Counter("vllm:spec_decode_num_accepted_tokens", "Number of accepted tokens.",
               static_cast<double>(m.spec_decode_num_accepted_tokens));
-    std::vector<double> per_pos;
-    for (uint64_t v : m.spec_decode_num_accepted_tokens_per_pos) per_pos.push_back(static_cast<double>(v));
-    w.CounterPerLabel("vllm:spec_decode_num_accepted_tokens_per_pos", "Accepted tokens per draft position.",
-                      "position", per_pos);
+    std::vector<std::pair<std::string, double>> per_pos;
+    for (size_t i = 0; i < m.spec_decode_num_accepted_tokens_per_pos.size(); ++i) {
+      per_pos.emplace_back(std::to_string(i), static_cast<double>(m.spec_decode_num_accepted_tokens_per_pos[i]));
+    }
+    w.CounterLabeled("vllm:spec_decode_num_accepted_tokens_per_pos", "Accepted tokens per draft position.",
+                     "position", per_pos);
   }
   w.CounterLabeled("vllm:request_success", "Count of successfully processed requests.", "finished_reason",
                    {{"stop", static_cast<double>(m.request_success.stop)},

@@ -338,3 +338,17 @@ def script_output(server, body, text, prompt=None):
         f.write(json.dumps({"prompt_ids": prompt_ids, "token_ids": out}) + "\n")
     return out
 
+
+def seed_recipes():
+    """[(seed file name, parsed YAML recipe)] of every seed that is a YAML recipe (a dict), in file order."""
+    import glob
+    import yaml
+    out = []
+    for path in sorted(glob.glob(os.path.join(SHARED_DIR, "seeds", "*.txt"))):
+        try:
+            doc = yaml.safe_load(open(path, encoding="utf-8"))
+        except yaml.YAMLError:
+            continue
+        if isinstance(doc, dict):
+            out.append((os.path.basename(path), doc))
+    return out

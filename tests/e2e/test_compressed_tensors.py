@@ -8,14 +8,12 @@ run verbatim (vllm -> gemmad) over a fake HF cache holding, under those repo ids
 are (weight_packed / weight_scale / weight_shape), or FP8 E4M3 weights per channel with the FP8_DYNAMIC scheme,
 with the quantization_config in config.json, and answer the openai client. Around it: vLLM's --quantization rules, and malformed quantization configs and tensors as one-line
 load errors naming the file and the module. (Numerics against transformers: tests/model/ct_golden_test.cc.)"""
-import glob
 import json
 import os
 import shutil
 import subprocess
 
 import pytest
-import yaml
 
 import gemmad_e2e as e2e
 
@@ -56,19 +54,15 @@ VARIANTS = {  # variant: (repos, HF home, what the load log says)
 def seed_variant_commands(variant):
     """[(seed file, args after `serve`)] of every YAML recipe with that variant."""
     out = []
-    for path in sorted(glob.glob(os.path.join(e2e.SHARED_DIR, "seeds", "*.txt"))):
-        try:
-            doc = yaml.safe_load(open(path, encoding="utf-8"))
-        except yaml.YAMLError:
-            continue
-        if not isinstance(doc, dict) or variant not in (doc.get("variants") or {}):
+    for seed, doc in e2e.seed_recipes():
+        if variant not in (doc.get("variants") or {}):
             continue
         v = doc["variants"][variant]
         args = [v["model_id"]] + list(doc["model"].get("base_args") or [])
         for feature in DEFAULT_FEATURES:
             args += list((doc.get("features") or {}).get(feature, {}).get("args") or [])
         args += list(v.get("extra_args") or [])
-        out.append((os.path.basename(path), args))
+        out.append((seed, args))
     return out
 
 

@@ -6,13 +6,11 @@ drafts are rarely right, so a scripted output (the gemmad-testing seam) that rep
 accepted. Bad configs are vLLM's one-line startup errors. MTP with a Gemma 4 assistant: the seeds' spec_decoding
 command runs verbatim over a fake HF cache holding the e2e target and a random assistant fitted to it, and its answers
 equal the plain server's (random drafts are rejected: the rejection path, through HTTP)."""
-import glob
 import json
 import os
 import subprocess
 
 import pytest
-import yaml
 
 import gemmad_e2e as e2e
 
@@ -165,18 +163,14 @@ def seed_mtp_commands():
     """[(seed, args after `serve`)]: every YAML recipe's model with its default features (tool calling,
     reasoning) and its spec_decoding feature, as the recipes' command builder puts them together."""
     out = []
-    for path in sorted(glob.glob(os.path.join(e2e.SHARED_DIR, "seeds", "*.txt"))):
-        try:
-            doc = yaml.safe_load(open(path, encoding="utf-8"))
-        except yaml.YAMLError:
-            continue
-        features = (doc or {}).get("features") if isinstance(doc, dict) else None
+    for seed, doc in e2e.seed_recipes():
+        features = doc.get("features")
         if not features or "spec_decoding" not in features:
             continue
         args = [doc["model"]["model_id"]] + list(doc["model"].get("base_args") or [])
         for f in ("tool_calling", "reasoning", "spec_decoding"):
             args += list(features.get(f, {}).get("args") or [])
-        out.append((os.path.basename(path), args))
+        out.append((seed, args))
     return out
 
 

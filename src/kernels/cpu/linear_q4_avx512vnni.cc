@@ -138,6 +138,39 @@ inline void PairTile(const int8_t* q, const float* d, int64_t in, int64_t nb, co
   }
 }
 
+// Chunk c (blocks 2c, 2c+1) of four consecutive pairs: the four block addresses, with the
+// software prefetch `ahead` bytes further in each pair's stream.
+inline void FourPairBlocks(const uint8_t* pairs, int64_t nb, int64_t c, int64_t ahead, const StreamParams& sp,
+                           const uint8_t* blk[4]) {
+  for (int p = 0; p < 4; ++p) blk[p] = pairs + (p * nb + 2 * c) * kPairBytes;
+  for (int p = 0; p < 4; ++p) {
+    const char* at = reinterpret_cast<const char*>(blk[p]) + ahead;
+    PrefetchAt(at, sp.level);
+    PrefetchAt(at + 64, sp.level);
+  }
+}
+
+// Their sixteen f16 scales as f32: lanes 4p..4p+3 = pair p's [d_even(b), d_odd(b), d_even(b+1),
+// d_odd(b+1)].
+inline __m512 FourPairScales(const uint8_t* const blk[4]) {
+  __m128i h[4];
+  for (int p = 0; p < 4; ++p) {
+    h[p] = _mm_unpacklo_epi32(_mm_cvtsi32_si128(Load4(blk[p])), _mm_cvtsi32_si128(Load4(blk[p] + kPairBytes)));
+  }
+  return _mm512_cvtph_ps(_mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi64(h[0], h[1])),
+                                                 _mm_unpacklo_epi64(h[2], h[3]), 1));
+}
+
+// One pair's two blocks of the chunk, nibbles split (low: against x[0..15] of each block).
+inline void SplitPair(const uint8_t* blk, __m512i* lo, __m512i* hi) {
+  const __m512i m = _mm512_set1_epi8(15);
+  const __m512i v = _mm512_inserti64x4(
+      _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 4))),
+      _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + kPairBytes + 4)), 1);
+  *lo = _mm512_and_si512(v, m);
+  *hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), m);
+}
+
 // PairTile<1, 4> with the same lanes and steps, for every chunk but an odd last one: unmasked
 // loads, and the four pairs' sixteen f16 scales converted at once and multiplied by the chunk's
 // activation scales once (the products are the ones Step forms, so results are bit-identical).
@@ -146,7 +179,6 @@ inline void Tile1x4(const int8_t* q, const float* d, int64_t nb, const uint8_t* 
   for (int p = 0; p < 4; ++p) acc[p] = _mm512_setzero_ps();
   const StreamParams& sp = ActiveStreamParams();
   const int64_t ahead = PrefetchAhead(sp, nb), full = nb / 2;
-  const __m512i m = _mm512_set1_epi8(15);
   const __m512i dx_lanes = _mm512_setr_epi32(0, 0, 8, 8, 0, 0, 8, 8, 0, 0, 8, 8, 0, 0, 8, 8);  // x.dx: b x8, b+1 x8
   __m512i spread[4];
   for (int p = 0; p < 4; ++p) {
@@ -155,26 +187,12 @@ inline void Tile1x4(const int8_t* q, const float* d, int64_t nb, const uint8_t* 
   }
   for (int64_t c = 0; c < full; ++c) {
     const uint8_t* blk[4];
-    for (int p = 0; p < 4; ++p) blk[p] = pairs + (p * nb + 2 * c) * kPairBytes;
-    for (int p = 0; p < 4; ++p) {
-      const char* at = reinterpret_cast<const char*>(blk[p]) + ahead;
-      PrefetchAt(at, sp.level);
-      PrefetchAt(at + 64, sp.level);
-    }
+    FourPairBlocks(pairs, nb, c, ahead, sp, blk);
     const XChunk x = LoadX(q, d, c, false);
-    // Halves 4p..4p+3 = pair p's [d_even(b), d_odd(b), d_even(b+1), d_odd(b+1)].
-    __m128i h[4];
+    const __m512 scales = _mm512_mul_ps(FourPairScales(blk), _mm512_permutexvar_ps(dx_lanes, x.dx));
     for (int p = 0; p < 4; ++p) {
-      h[p] = _mm_unpacklo_epi32(_mm_cvtsi32_si128(Load4(blk[p])), _mm_cvtsi32_si128(Load4(blk[p] + kPairBytes)));
-    }
-    const __m256i halves = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi64(h[0], h[1])),
-                                                   _mm_unpacklo_epi64(h[2], h[3]), 1);
-    const __m512 scales = _mm512_mul_ps(_mm512_cvtph_ps(halves), _mm512_permutexvar_ps(dx_lanes, x.dx));
-    for (int p = 0; p < 4; ++p) {
-      const __m512i v = _mm512_inserti64x4(
-          _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk[p] + 4))),
-          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk[p] + kPairBytes + 4)), 1);
-      const __m512i lo = _mm512_and_si512(v, m), hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), m);
+      __m512i lo, hi;
+      SplitPair(blk[p], &lo, &hi);
       const __m512i dot = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(x.neg_bias, lo, x.lo), hi, x.hi);
       acc[p] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_permutexvar_ps(spread[p], scales), acc[p]);
     }
@@ -186,11 +204,6 @@ inline void Tile1x4(const int8_t* q, const float* d, int64_t nb, const uint8_t* 
   for (int p = 0; p < 4; ++p) Reduce(acc[p], out + 2 * p);
 }
 
-// Tile1x4 for N tokens at once (2 <= N <= 4): each chunk's weights are loaded, split and their
-// scales converted once, then every token takes exactly Tile1x4's steps on them (so each (token,
-// row) result is bit-identical to Tile1x4's: batch-invariant). Few-token steps (speculative
-// verification, small batches) stream the weights once instead of re-splitting them per token.
-// out[t * 8 + j] = token t · row (2·first pair + j).
 // The token side of every full chunk, prepared once per call: [lo, hi, neg_bias, dx spread as
 // Tile1x4's dx_lanes] per (token, chunk), so that a tile's tokens only load them.
 struct PreparedX {
@@ -208,6 +221,11 @@ inline void PrepareX(const int8_t* q, const float* d, int64_t in, int64_t nb, in
   }
 }
 
+// Tile1x4 for N tokens at once (2 <= N <= 5): each chunk's weights are loaded, split and their
+// scales converted once, then every token takes exactly Tile1x4's steps on them (so each (token,
+// row) result is bit-identical to Tile1x4's: batch-invariant). Few-token steps (speculative
+// verification, small batches) stream the weights once instead of re-splitting them per token.
+// out[t * 8 + j] = token t · row (2·first pair + j).
 template <int N>
 inline void TileNx4(const int8_t* q, const float* d, int64_t in, int64_t nb, const PreparedX* px,
                     const uint8_t* pairs, float* out) {
@@ -217,30 +235,13 @@ inline void TileNx4(const int8_t* q, const float* d, int64_t in, int64_t nb, con
   }
   const StreamParams& sp = ActiveStreamParams();
   const int64_t ahead = PrefetchAhead(sp, nb), full = nb / 2;
-  const __m512i m = _mm512_set1_epi8(15);
   const __m512i spread0 = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3);
   for (int64_t c = 0; c < full; ++c) {
     const uint8_t* blk[4];
-    for (int p = 0; p < 4; ++p) blk[p] = pairs + (p * nb + 2 * c) * kPairBytes;
-    for (int p = 0; p < 4; ++p) {
-      const char* at = reinterpret_cast<const char*>(blk[p]) + ahead;
-      PrefetchAt(at, sp.level);
-      PrefetchAt(at + 64, sp.level);
-    }
-    __m128i h[4];
-    for (int p = 0; p < 4; ++p) {
-      h[p] = _mm_unpacklo_epi32(_mm_cvtsi32_si128(Load4(blk[p])), _mm_cvtsi32_si128(Load4(blk[p] + kPairBytes)));
-    }
-    const __m512 wscales = _mm512_cvtph_ps(_mm256_inserti128_si256(
-        _mm256_castsi128_si256(_mm_unpacklo_epi64(h[0], h[1])), _mm_unpacklo_epi64(h[2], h[3]), 1));
+    FourPairBlocks(pairs, nb, c, ahead, sp, blk);
+    const __m512 wscales = FourPairScales(blk);
     __m512i lo[4], hi[4];
-    for (int p = 0; p < 4; ++p) {
-      const __m512i v = _mm512_inserti64x4(
-          _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk[p] + 4))),
-          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk[p] + kPairBytes + 4)), 1);
-      lo[p] = _mm512_and_si512(v, m);
-      hi[p] = _mm512_and_si512(_mm512_srli_epi16(v, 4), m);
-    }
+    for (int p = 0; p < 4; ++p) SplitPair(blk[p], &lo[p], &hi[p]);
     for (int t = 0; t < N; ++t) {
       const PreparedX& x = px[t * full + c];
       const __m512 scales = _mm512_mul_ps(wscales, x.dx);
