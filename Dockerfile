@@ -16,6 +16,7 @@ RUN apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --
       libjpeg62-turbo libpng16-16 libwebp7 libwebpdemux2 libgif7 \
       libavformat59 libavcodec59 libavutil57 libswscale6 \
       libsndfile1 libsoxr0 libfftw3-double3 libvorbis0a libogg0 zlib1g \
+      libopenmpi3 openmpi-bin \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --create-home --uid 1000 gemmad
 COPY --from=build /src/build/release/gemmad /usr/local/bin/gemmad

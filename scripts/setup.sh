@@ -21,6 +21,7 @@ PACKAGES=(
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev   # video decoding (src/mm/video_*)
   libsndfile1-dev libsoxr-dev libfftw3-dev libvorbis-dev libogg-dev   # audio decoding, resampling, log-mel (src/mm/audio_*)
   zlib1g-dev                                  # verbose_json compression ratio (src/api/transcription_format.cc)
+  libopenmpi-dev openmpi-bin                  # tensor parallel over MPI (src/dist)
   python3 python3-venv python3-pip curl
   ffmpeg openssl                     # e2e media: test videos (ffmpeg CLI), a local TLS site (openssl CLI)
   g++-aarch64-linux-gnu qemu-user   # aarch64 NEON kernel parity under qemu (scripts/cross_parity.sh)
