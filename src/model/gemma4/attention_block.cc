@@ -92,6 +92,7 @@ void AttentionBlock(const LayerContext& lc, int64_t l) {
   TensorView o = lc.buf.branch.View({n, H});
   ProjLinear(lc, Reshape(attn, {n, nH * d}), w.o_proj, o);
   PrefetchNext(lc, w.gate_proj);
+  AllReduce(lc, o);  // tensor parallelism: each rank's heads contribute their part of o
   kernels::RmsNorm(lc.exec, o, w.post_attention_norm, o, lc.eps);
   kernels::Add(lc.exec, x, o, x);
 }

@@ -23,6 +23,7 @@ void Mlp(const LayerContext& lc, const LayerWeights& w, const TensorView& a, int
   kernels::GeluTanhMul(lc.exec, g, u, g);
   ProjLinear(lc, g, w.down_proj, out);
   PrefetchNext(lc, w.ple_gate);
+  AllReduce(lc, out);  // tensor parallelism: each rank's intermediate units contribute
 }
 
 // out = post_feedforward_norm_2(Experts(pre_feedforward_norm_2(x))) with the router on x.
@@ -40,6 +41,7 @@ void Experts(const LayerContext& lc, const LayerWeights& w, const TensorView& x,
   kernels::MoeRoute(lc.exec, logits, w.per_expert_scale, rw, ri);
   kernels::RmsNorm(lc.exec, x, w.pre_feedforward_norm_2, z, lc.eps);
   kernels::MoeExperts(lc.exec, z, w.experts_gate_up, w.experts_down, rw, ri, out);
+  AllReduce(lc, out);  // tensor parallelism: each rank holds a slice of every expert
   kernels::RmsNorm(lc.exec, out, w.post_feedforward_norm_2, out, lc.eps);
 }
 

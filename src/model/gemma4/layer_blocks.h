@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "dist/communicator.h"
 #include "kernels/context.h"
 #include "model/forward_batch.h"
 #include "model/gemma4/config.h"
@@ -28,7 +29,12 @@ struct LayerContext {
   KvCache& cache;
   StepBuffers& buf;
   float eps;
+  dist::Communicator* comm = nullptr;  // tensor parallelism; null: the whole model here
 };
+
+// Under tensor parallelism, x (a host f32 buffer of partial sums, one per rank) becomes the sum
+// over the ranks; without it, nothing. A failed collective aborts: the other ranks cannot go on.
+void AllReduce(const LayerContext& lc, const TensorView& x);
 
 // x = E[t]·s_emb; and, with PLE, buffers.ple = per-layer inputs [N, L, P] (§3.1, §7).
 // The pool's idle workers prefetch `w` (the next matrix a step reads) while the caller runs the

@@ -69,6 +69,13 @@ Result<std::unique_ptr<Model>> Model::FromCheckpoint(Checkpoint checkpoint, cons
     return *v;
   };
   GEMMAD_ASSIGN_OR_RETURN(m->weights_, BindWeights(c, lookup, ""));
+  if (model_options.communicator != nullptr) {
+    m->comm_ = model_options.communicator;
+    m->tp_ = TpRank{m->comm_->rank(), m->comm_->size()};
+  }
+  GEMMAD_ASSIGN_OR_RETURN(m->shard_config_, ShardConfig(c, m->tp_));
+  // Before the quantization below: it converts each rank's slices only.
+  GEMMAD_RETURN_IF_ERROR(ShardWeights(c, m->tp_, &m->weights_));
   // Static int8 activation scales (compressed-tensors a8/o8), by the bound weight's storage.
   for (const ActivationQuant& aq : source.activation_quant()) {
     GEMMAD_ASSIGN_OR_RETURN(tensor::TensorView v, source.View(aq.weight));
@@ -100,11 +107,11 @@ Result<std::unique_ptr<Model>> Model::FromCheckpoint(Checkpoint checkpoint, cons
 }
 
 KvCacheSpec Model::MakeKvCacheSpec(int64_t block_size, std::optional<tensor::DType> kv_dtype) const {
-  return gemma4::MakeKvCacheSpec(config(), block_size, kv_dtype.value_or(compute_dtype()));
+  return gemma4::MakeKvCacheSpec(shard_config_, block_size, kv_dtype.value_or(compute_dtype()));
 }
 
 Status Model::CheckCache(const KvCache& cache) const {
-  const KvCacheSpec want = gemma4::MakeKvCacheSpec(config(), 1, tensor::DType::kF32);
+  const KvCacheSpec want = gemma4::MakeKvCacheSpec(shard_config_, 1, tensor::DType::kF32);
   const KvCacheSpec& got = cache.spec();
   bool ok = got.layer_kv_source == want.layer_kv_source && got.layer_group == want.layer_group &&
             got.groups.size() == want.groups.size();
@@ -117,7 +124,7 @@ Status Model::CheckCache(const KvCache& cache) const {
 
 Status Model::Forward(const kernels::ExecContext& exec, const ForwardBatch& batch, KvCache& cache,
                       const tensor::TensorView& logits, HiddenStates* hidden_states) {
-  const Config& c = config();
+  const Config& c = shard_config_;
   GEMMAD_RETURN_IF_ERROR(CheckCache(cache));
   std::vector<int64_t> num_blocks;
   for (int g = 0; g < cache.spec().num_groups(); ++g) num_blocks.push_back(cache.num_blocks(g));
@@ -134,11 +141,12 @@ Status Model::Forward(const kernels::ExecContext& exec, const ForwardBatch& batc
   }
   if (hidden_states != nullptr) hidden_states->clear();
   if (n == 0) return OkStatus();
+  if (tp_.size > 1 && tp_.rank == 0) BroadcastStep(batch, cache, hidden_states != nullptr);
 
   buffers_.Bind(kernels::ScratchAllocatorOf(exec));
   const StepPlan plan = MakeStepPlan(batch, cache.spec(), bidirectional);
   const LayerContext full{exec, c, weights_, rope_sliding_, rope_full_, batch, plan, cache, buffers_,
-                          static_cast<float>(c.rms_norm_eps)};
+                          static_cast<float>(c.rms_norm_eps), comm_.get()};
   EmbedTokens(full);
   Record(exec, hidden_states, buffers_.x.View({n, H}));
   ForwardBatch kept;  // the logit rows, once the KV-shared layers are reached
@@ -165,14 +173,13 @@ Status Model::Forward(const kernels::ExecContext& exec, const ForwardBatch& batc
     logit_hidden_.resize(static_cast<size_t>(rows * H));
     kernels::Copy(exec, head, tensor::TensorView{logit_hidden_.data(), tensor::DType::kF32, tensor::Shape{rows, H}});
   }
-  kernels::Linear(exec, head, weights_.lm_head, logits);
-  if (c.final_logit_softcapping > 0.0) kernels::SoftCap(exec, logits, static_cast<float>(c.final_logit_softcapping));
+  LmHead(exec, head, logits);
   return OkStatus();
 }
 
 const ForwardBatch& Model::RunLayers(const LayerContext& full, ForwardBatch* kept, StepPlan* kept_plan,
                                      HiddenStates* hidden_states) {
-  const Config& c = config();
+  const Config& c = shard_config_;
   const int64_t n = full.batch.num_tokens(), H = c.hidden_size, L = c.num_hidden_layers;
   // From the first KV-shared layer on only the logit rows are computed (unless every layer's
   // output is recorded): those layers write no KV, so the other rows are dead (§6).
@@ -189,7 +196,7 @@ const ForwardBatch& Model::RunLayers(const LayerContext& full, ForwardBatch* kep
       }
       *kept_plan = MakeStepPlan(*kept, full.cache.spec(), c.use_bidirectional_attention == "vision");
       kept_context.emplace(LayerContext{full.exec, c, weights_, rope_sliding_, rope_full_, *kept, *kept_plan,
-                                        full.cache, buffers_, full.eps});
+                                        full.cache, buffers_, full.eps, full.comm});
       lc = &*kept_context;
       if (kept->num_tokens() == 0) break;
     }

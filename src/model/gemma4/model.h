@@ -15,12 +15,14 @@
 #include <vector>
 
 #include "base/result.h"
+#include "dist/communicator.h"
 #include "kernels/context.h"
 #include "model/forward_batch.h"
 #include "model/gemma4/checkpoint.h"
 #include "model/gemma4/config.h"
 #include "model/gemma4/layer_blocks.h"
 #include "model/gemma4/step_buffers.h"
+#include "model/gemma4/tp_shard.h"
 #include "model/gemma4/weight_quantization.h"
 #include "model/gemma4/weights.h"
 #include "model/kv_cache.h"
@@ -41,6 +43,10 @@ struct ModelOptions {
   // the embedding scales. Weights stay as stored; activations are f32 either way. Unset: bf16
   // when the embedding is stored in bf16, else f32.
   std::optional<tensor::DType> compute_dtype;
+  // Tensor parallelism (docs/tensor-parallel.md): this process is rank communicator->rank() of
+  // communicator->size() and holds that rank's shard of every layer (model/gemma4/tp_shard.h).
+  // Null: the whole model in this process.
+  std::shared_ptr<dist::Communicator> communicator;
 };
 
 class Model {
@@ -55,7 +61,10 @@ class Model {
   // Binds an already opened checkpoint.
   static Result<std::unique_ptr<Model>> FromCheckpoint(Checkpoint checkpoint, const ModelOptions& model_options = {});
 
+  // The checkpoint's config (the whole model, whatever this rank holds).
   const Config& config() const { return checkpoint_.config(); }
+  // Tensor parallelism: this rank and the group's size ({0, 1} without it).
+  TpRank tp() const { return tp_; }
   const Checkpoint& checkpoint() const { return checkpoint_; }
   const Weights& weights() const { return weights_; }
   // What load-time quantization did (all zero without --quantization).
@@ -66,7 +75,9 @@ class Model {
   // The KV geometry for blocks of `block_size` tokens; the cache dtype defaults to compute_dtype().
   KvCacheSpec MakeKvCacheSpec(int64_t block_size, std::optional<tensor::DType> kv_dtype = std::nullopt) const;
 
-  // Runs one step. logits: [batch.num_logit_rows(), vocab_size] f32, soft-capped. The cache must
+  // Runs one step. Under tensor parallelism rank 0 calls it (it first broadcasts the step to the
+  // other ranks, whose ServeTensorParallelWorker runs the same step) and receives the logits.
+  // logits: [batch.num_logit_rows(), vocab_size] f32, soft-capped. The cache must
   // come from MakeKvCacheSpec of this model. hidden_states (optional) receives every layer's
   // output for every row of the batch. Invalid batches (token ids, ranges, block tables) return
   // InvalidArgument before any work is done and leave the cache untouched. Every op runs on
@@ -74,6 +85,14 @@ class Model {
   // the step buffers come from its scratch allocator.
   Status Forward(const kernels::ExecContext& exec, const ForwardBatch& batch, KvCache& cache,
                  const tensor::TensorView& logits, HiddenStates* hidden_states = nullptr);
+
+  // Tensor parallelism, ranks other than 0: runs the steps rank 0's Forward broadcasts, on a KV
+  // cache shard made at the first step, until rank 0 calls StopTensorParallelWorkers (OK) or a
+  // step fails (its error; a collective that fails aborts, as the other ranks cannot go on).
+  Status ServeTensorParallelWorker(const kernels::ExecContext& exec);
+  // Rank 0: ends the workers' loops (once; later calls do nothing). Also done by the destructor.
+  void StopTensorParallelWorkers();
+  ~Model();
 
   // Speculative drafting (MTP assistants): with keep_logit_hidden set, each Forward also keeps
   // the final-normed hidden state of every logit row (the LM head's input, [rows, H] f32, in
@@ -86,12 +105,22 @@ class Model {
  private:
   Model() = default;
   Status CheckCache(const KvCache& cache) const;
+  // Rank 0 under tensor parallelism: sends the step to the workers.
+  void BroadcastStep(const ForwardBatch& batch, const KvCache& cache, bool record_hidden);
+  // The tied LM head over head [rows, H] into logits [rows, V]: locally, or from every rank's
+  // vocabulary slice gathered on rank 0.
+  void LmHead(const kernels::ExecContext& exec, const tensor::TensorView& head, const tensor::TensorView& logits);
   // Runs the decoder layers over buffers_.x; returns the batch of the rows still live at the end
   // (`full`'s, or *kept: only the logit rows, once KV-shared layers are reached).
   const ForwardBatch& RunLayers(const LayerContext& full, ForwardBatch* kept, StepPlan* kept_plan,
                                 HiddenStates* hidden_states);
 
   Checkpoint checkpoint_;
+  Config shard_config_;  // what this rank's forward runs: config() divided by tp_ (tp_shard.h)
+  TpRank tp_;
+  std::shared_ptr<dist::Communicator> comm_;  // null without tensor parallelism
+  bool workers_stopped_ = false;
+  std::vector<float> head_local_, head_gathered_;  // LM head slices under tensor parallelism
   Weights weights_;
   QuantizationReport quantization_report_;
   std::vector<float> rope_sliding_, rope_full_;  // inverse frequencies per layer type
