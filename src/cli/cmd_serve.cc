@@ -10,12 +10,14 @@
 #include <thread>
 
 #include "base/log.h"
+#include "dist/mpi_communicator.h"
 #include "cli/flag_help.h"
 #include "cli/flag_parser.h"
 #include "cli/serve_flags.h"
 #include "cli/serve_options.h"
 #include "cli/serving.h"
 #include "cli/subcommand.h"
+#include "cli/tensor_parallel.h"
 #include "cli/version.h"
 
 namespace gemmad::cli {
@@ -60,9 +62,25 @@ int RunServe(const std::vector<std::string>& args) {
   for (const std::string& name : o.ineffective_flags_set) {
     GEMMAD_LOG_WARNING("--{} is accepted for vLLM compatibility but has no effect in gemmad yet", name);
   }
+  std::shared_ptr<dist::Communicator> tp;  // outlives `serving` (whose model uses it)
+  if (o.tensor_parallel_size > 1) {
+    if (!dist::LaunchedByMpi()) {
+      std::vector<std::string> relaunch = {"serve"};
+      relaunch.insert(relaunch.end(), args.begin(), args.end());
+      return RunUnderMpirun(o.tensor_parallel_size, relaunch);
+    }
+    auto group = JoinTensorParallelGroup(o.tensor_parallel_size);
+    if (!group.ok()) {
+      GEMMAD_LOG_ERROR("{}", group.status().message());
+      return 1;
+    }
+    tp = std::move(*group);
+    if (tp->rank() != 0) return RunTensorParallelWorker(o, tp);
+    AnnounceRankZero();
+  }
   sigset_t signals = BlockShutdownSignals();
   StartFailure failure;
-  std::unique_ptr<Serving> serving = StartServing(o, &failure);
+  std::unique_ptr<Serving> serving = StartServing(o, &failure, tp);
   if (!serving) {
     if (failure.usage) return UsageError(failure.status.message());
     GEMMAD_LOG_ERROR("{}", failure.status.message());

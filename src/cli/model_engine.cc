@@ -94,6 +94,11 @@ Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
   mo.quantization = o.quantization;
   mo.compute_dtype = o.dtype;
   mo.num_threads = std::max(1, o.num_threads);
+  mo.communicator = o.communicator;
+  if (o.communicator && o.communicator->size() > 1 && o.assistant) {
+    return InvalidArgumentError(
+        "--speculative-config: MTP drafting with --tensor-parallel-size > 1 is not supported yet (n-gram drafting is)");
+  }
   std::shared_ptr<const model::WeightSource> source = o.source;
   if (!source) {
     GEMMAD_ASSIGN_OR_RETURN(auto opened, model::OpenWeightSource(o.model_dir));

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "base/result.h"
+#include "dist/communicator.h"
 #include "engine/engine.h"
 #include "model/gemma4/weight_quantization.h"
 #include "model/weight_source.h"
@@ -54,6 +55,8 @@ struct ModelEngineOptions {
   std::string drafter_label;  // for the log line, e.g. "ngram (prompt_lookup_min=5, prompt_lookup_max=5)"
   // MTP: the draft model's checkpoint (a Gemma 4 assistant; instead of `drafter`).
   std::shared_ptr<const model::WeightSource> assistant;
+  // Tensor parallelism: rank 0's communicator (cli/tensor_parallel.h); null: the whole model here.
+  std::shared_ptr<dist::Communicator> communicator;
   // Test seam (cli/test_seams.h): the kernels backend (kernels/backend.h); nullptr = CPU.
   const kernels::Backend* backend = nullptr;
   // Test seam (cli/test_seams.h): wraps the model runner; unset in the release binary.

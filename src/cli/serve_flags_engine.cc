@@ -33,8 +33,10 @@ constexpr FlagSpec kFlags[] = {
     {"async-scheduling", kBool, "(auto)", "GPU only (no GPU backend): overlap scheduling with execution.", kNotYet, {}, {},
      "e2e test_seeds"},
     {"scheduling-policy", kString, "fcfs", "Queue order.", kNotYet, "fcfs|priority"},
-    {"tensor-parallel-size", kInt, "1", "Multi-GPU only (no GPU backend): tensor-parallel degree; only 1.", kOnlyDefault, {}, "-tp",
-     "unit ServeOptionsTest, e2e test_seeds"},
+    {"tensor-parallel-size", kInt, "1",
+     "Tensor-parallel degree on the CPU: N MPI ranks (OpenMPI), each holding 1/N of every layer; started through "
+     "mpirun unless an MPI launcher started gemmad.",
+     FlagEffect::kEffective, {}, "-tp", "parity model_tp_parity_tests, e2e test_tensor_parallel"},
     {"pipeline-parallel-size", kInt, "1", "Multi-GPU only (no GPU backend): pipeline-parallel degree; only 1.", kOnlyDefault, {}, "-pp"},
     {"data-parallel-size", kInt, "1", "Multi-GPU only (no GPU backend): data-parallel degree; only 1.", kOnlyDefault, {}, "-dp"},
     {"distributed-executor-backend", kString, "", "Multi-GPU only (no GPU backend): worker backend.", kNotYet, "ray|mp|uni|external_launcher"},

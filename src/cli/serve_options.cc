@@ -21,7 +21,7 @@ using nlohmann::ordered_json;
 Status CheckUnsupported(const ParsedFlags& f) {
   for (const char* name : {"tensor-parallel-size", "pipeline-parallel-size", "data-parallel-size"}) {
     if (f.GetInt(name) < 1) return InvalidArgumentError(fmt::format("--{} must be at least 1", name));
-    if (f.GetInt(name) > 1) {
+    if (f.GetInt(name) > 1 && std::string_view(name) != "tensor-parallel-size") {
       return InvalidArgumentError(fmt::format(
           "--{} {}: multi-device parallelism is not implemented yet (only 1 is supported)", name, f.GetInt(name)));
     }
@@ -317,6 +317,7 @@ Result<ServeOptions> BuildServeOptions(const ParsedFlags& flags, EnvLookup env) 
         "the model is given twice: positional '{}' and --model '{}'", positional, named));
   }
   o.model = positional.empty() ? named : positional;
+  o.tensor_parallel_size = static_cast<int>(flags.GetInt("tensor-parallel-size"));
   if (o.model.empty()) return InvalidArgumentError("no model given: gemmad serve MODEL [flags] (or --model MODEL)");
   GEMMAD_RETURN_IF_ERROR(CheckUnsupported(flags));
   GEMMAD_RETURN_IF_ERROR(FillFrontend(flags, env, o));

@@ -34,6 +34,7 @@ struct ServeOptions {
   // --dtype as the compute dtype: bfloat16 -> kBF16, float/float32 -> kF32, auto -> unset (the
   // checkpoint's: bf16 for a bf16 embedding, else f32). half/float16 is a startup error.
   std::optional<tensor::DType> compute_dtype;
+  int tensor_parallel_size = 1;  // --tensor-parallel-size / -tp (cli/tensor_parallel.h)
   std::optional<tensor::DType> kv_cache_dtype;  // --kv-cache-dtype (unset: the compute dtype)
   model::gemma4::WeightQuantization quantization = model::gemma4::WeightQuantization::kNone;  // --quantization
   std::string checkpoint_quantization;  // --quantization compressed-tensors: the checkpoint must be one

@@ -84,12 +84,17 @@ TEST(ServeOptionsTest, IterationTimeoutFromEnv) {
   EXPECT_FALSE(Build({"m"}, {{"VLLM_ENGINE_ITERATION_TIMEOUT_S", "-3"}}).ok());
 }
 
-TEST(ServeOptionsTest, TensorParallelAboveOneIsAnError) {
-  EXPECT_TRUE(Build({"m", "--tensor-parallel-size", "1"}).ok());
-  auto o = Build({"m", "--tensor-parallel-size", "2"});
-  ASSERT_FALSE(o.ok());
-  EXPECT_NE(o.status().message().find("--tensor-parallel-size 2"), std::string::npos);
-  EXPECT_FALSE(Build({"m", "-tp", "4"}).ok());
+TEST(ServeOptionsTest, TensorParallelSizeIsKeptAndOtherParallelismRefused) {
+  auto one = Build({"m", "--tensor-parallel-size", "1"});
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->tensor_parallel_size, 1);
+  auto four = Build({"m", "-tp", "4"});
+  ASSERT_TRUE(four.ok()) << four.status().ToString();
+  EXPECT_EQ(four->tensor_parallel_size, 4);
+  EXPECT_FALSE(Build({"m", "-tp", "0"}).ok());
+  auto pp = Build({"m", "--pipeline-parallel-size", "2"});
+  ASSERT_FALSE(pp.ok());
+  EXPECT_NE(pp.status().message().find("--pipeline-parallel-size 2"), std::string::npos);
 }
 
 TEST(ServeOptionsTest, AutoToolChoiceNeedsAParser) {

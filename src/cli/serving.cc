@@ -12,6 +12,7 @@
 #include "base/log.h"
 #include "cli/serve_media.h"
 #include "cli/speculative_flag.h"
+#include "cli/tensor_parallel.h"
 #include "cli/test_seams.h"
 #include "cli/version.h"
 
@@ -65,7 +66,8 @@ api::ServingContext MakeContext(const ServeOptions& o, const ServeModel& m, engi
   return ctx;
 }
 
-Result<ModelEngine> StartEngine(const ServeOptions& o, const ServeModel& m) {
+Result<ModelEngine> StartEngine(const ServeOptions& o, const ServeModel& m,
+                                std::shared_ptr<dist::Communicator> communicator) {
   ModelEngineOptions e;
   e.model_dir = m.model_dir;
   e.source = m.source;
@@ -78,7 +80,8 @@ Result<ModelEngine> StartEngine(const ServeOptions& o, const ServeModel& m) {
   e.eos_token_id = m.tokenizer->eos_id();
   e.max_logprobs = static_cast<int32_t>(o.max_logprobs);
   e.seed = o.seed;
-  e.num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  e.num_threads = communicator ? ThreadsPerRank() : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  e.communicator = std::move(communicator);
   e.quantization = o.quantization;
   e.checkpoint_quantization = o.checkpoint_quantization;
   e.dtype = o.compute_dtype;
@@ -115,7 +118,8 @@ void Serving::Shutdown(double grace_s) {
   e.Shutdown(std::chrono::milliseconds(0));
 }
 
-std::unique_ptr<Serving> StartServing(const ServeOptions& o, StartFailure* failure) {
+std::unique_ptr<Serving> StartServing(const ServeOptions& o, StartFailure* failure,
+                                      std::shared_ptr<dist::Communicator> communicator) {
   auto fail = [failure](Status status, bool usage) -> std::unique_ptr<Serving> {
     *failure = StartFailure{std::move(status), usage};
     return nullptr;
@@ -133,7 +137,7 @@ std::unique_ptr<Serving> StartServing(const ServeOptions& o, StartFailure* failu
                        "config recommended from the model creator. If this is not intended, please relaunch with "
                        "`--generation-config vllm`.");
   }
-  auto engine = StartEngine(o, s->model);
+  auto engine = StartEngine(o, s->model, std::move(communicator));
   if (!engine.ok()) return fail(engine.status(), false);
   s->engine = std::move(*engine);
   auto media = MakeMediaServing(o, s->engine.engine->limits(), s->engine.vision, s->engine.audio);

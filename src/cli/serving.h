@@ -11,6 +11,7 @@
 #include "cli/model_engine.h"
 #include "cli/serve_model.h"
 #include "cli/serve_options.h"
+#include "dist/communicator.h"
 #include "cli/serve_stats_logger.h"
 #include "server/api_server.h"
 
@@ -39,6 +40,8 @@ struct StartFailure {
 };
 
 // Loads the model and starts engine and HTTP server for `o`; nullptr (and *failure) on error.
-std::unique_ptr<Serving> StartServing(const ServeOptions& o, StartFailure* failure);
+// communicator: rank 0 of a tensor-parallel group (cli/tensor_parallel.h); null: one process.
+std::unique_ptr<Serving> StartServing(const ServeOptions& o, StartFailure* failure,
+                                      std::shared_ptr<dist::Communicator> communicator = nullptr);
 
 }  // namespace gemmad::cli

@@ -1,0 +1,157 @@
+// Starting and joining a tensor-parallel group, and the worker ranks' main loop (tensor_parallel.h).
+#include "cli/tensor_parallel.h"
+
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <cstdlib>
+#include <thread>
+
+#include "base/log.h"
+#include "cli/serve_model.h"
+#include "dist/mpi_communicator.h"
+#include "dist/mpi_launch.h"
+#include "kernels/context.h"
+#include "kernels/thread_pool.h"
+#include "model/gemma4/model.h"
+
+namespace gemmad::cli {
+
+namespace {
+
+// Rank 0's pid, written where the supervisor (RunUnderMpirun) reads it on a shutdown signal.
+constexpr char kPidFileEnv[] = "GEMMAD_TP_PIDFILE";
+
+pid_t ReadPid(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  if (f == nullptr) return 0;
+  long pid = 0;
+  if (std::fscanf(f, "%ld", &pid) != 1) pid = 0;
+  std::fclose(f);
+  return static_cast<pid_t>(pid);
+}
+
+}  // namespace
+
+int RunUnderMpirun(int n, const std::vector<std::string>& args) {
+  char self[PATH_MAX];
+  const ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (len <= 0) {
+    GEMMAD_LOG_ERROR("--tensor-parallel-size: cannot find this program's path (/proc/self/exe)");
+    return 1;
+  }
+  self[len] = '\0';
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string pidfile = fmt::format("{}/gemmad-tp-{}.pid", tmp != nullptr ? tmp : "/tmp", getpid());
+  dist::MpirunPlan plan = dist::PlanForThisHost(n, self, args);
+  plan.export_env.push_back(fmt::format("{}={}", kPidFileEnv, pidfile));
+  std::string line;
+  for (const std::string& a : dist::MpirunArgv(plan)) line += (line.empty() ? "" : " ") + a;
+  GEMMAD_LOG_INFO("--tensor-parallel-size {}: starting {} ranks: {}", n, n, line);
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGINT, SIGTERM, SIGCHLD}) sigaddset(&set, sig);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  const pid_t child = fork();
+  if (child < 0) {
+    GEMMAD_LOG_ERROR("--tensor-parallel-size: fork failed: {}", std::strerror(errno));
+    return 1;
+  }
+  if (child == 0) {
+    setpgid(0, 0);  // a terminal's Ctrl-C reaches this supervisor only, not mpirun's job
+    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+    const Status s = dist::ExecMpirun(plan);
+    std::fprintf(stderr, "gemmad serve: %s\n", std::string(s.message()).c_str());
+    _exit(127);
+  }
+  // SIGINT/SIGTERM go to rank 0, which drains as a single process does and then stops the
+  // other ranks; a second signal ends the whole job at once.
+  int signals = 0;
+  for (;;) {
+    int sig = 0;
+    sigwait(&set, &sig);
+    int status = 0;
+    if (waitpid(child, &status, WNOHANG) == child) {
+      std::remove(pidfile.c_str());
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    if (sig == SIGCHLD) continue;
+    const pid_t rank0 = ReadPid(pidfile);
+    if (++signals == 1 && rank0 > 0) {
+      kill(rank0, SIGTERM);
+    } else {
+      kill(-child, SIGTERM);
+    }
+  }
+}
+
+void AnnounceRankZero() {
+  const char* path = std::getenv(kPidFileEnv);
+  if (path == nullptr) return;
+  if (std::FILE* f = std::fopen(path, "w")) {
+    std::fprintf(f, "%ld\n", static_cast<long>(getpid()));
+    std::fclose(f);
+  }
+}
+
+void IgnoreShutdownSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+Result<std::shared_ptr<dist::Communicator>> JoinTensorParallelGroup(int n) {
+  GEMMAD_ASSIGN_OR_RETURN(std::unique_ptr<dist::Communicator> comm, dist::InitMpiWorld());
+  if (comm->size() != n) {
+    return FailedPreconditionError(fmt::format(
+        "--tensor-parallel-size {}: the MPI launcher started {} ranks; start exactly {} (mpirun -np {})", n,
+        comm->size(), n, n));
+  }
+  return std::shared_ptr<dist::Communicator>(std::move(comm));
+}
+
+int ThreadsPerRank() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  const int all = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int mine = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : all;
+  if (mine < all) return std::max(1, mine);  // bound to its own CPUs (a NUMA node)
+  const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const int ranks_here = local != nullptr ? std::max(1, std::atoi(local)) : 1;
+  return std::max(1, mine / ranks_here);
+}
+
+int RunTensorParallelWorker(const ServeOptions& o, std::shared_ptr<dist::Communicator> comm) {
+  const int rank = comm->rank(), size = comm->size();
+  auto fail = [rank](const Status& s) {
+    GEMMAD_LOG_ERROR("tensor parallel rank {}: {}", rank, s.message());
+    return 1;
+  };
+  IgnoreShutdownSignals();  // rank 0 decides when the group ends
+  auto served = LoadServeModel(o);
+  if (!served.ok()) return fail(served.status());
+  model::gemma4::ModelOptions mo;
+  mo.quantization = o.quantization;
+  mo.compute_dtype = o.compute_dtype;
+  mo.num_threads = ThreadsPerRank();
+  mo.communicator = comm;
+  auto model = model::gemma4::Model::Load(served->source, mo);
+  if (!model.ok()) return fail(model.status());
+  kernels::ThreadPool pool(mo.num_threads);
+  GEMMAD_LOG_INFO("tensor parallel rank {} of {}: shard loaded, {} threads; running rank 0's steps", rank, size,
+                  mo.num_threads);
+  const Status s = (*model)->ServeTensorParallelWorker(kernels::ExecContext{&pool});
+  if (!s.ok()) return fail(s);
+  return 0;
+}
+
+}  // namespace gemmad::cli
