@@ -2,26 +2,28 @@
 // one global KV head), T3 (k_eq_v) and Gemma 3 G1 checkpoints (tests/golden), f32 and bf16: a model split t ways over ranks that are
 // threads of this process (dist/inproc_communicator.h) gives the logits, hidden states and greedy
 // tokens of the whole model. t = 2 shards the KV heads, t = 4 replicates them (t > nkv). The sums
-// run in another order, so logits agree to rounding, not bitwise (docs/tensor-parallel.md).
+// run in another order, so logits agree to rounding, not bitwise (docs/tensor-parallel.md). The
+// script is tp_script.h's; tp_mpi_parity_main.cc runs it with the ranks as MPI processes.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <thread>
-#include <algorithm>
 
 #include "base/rng.h"
 #include "dist/inproc_communicator.h"
 #include "model/gemma4/model.h"
 #include "gemma4_golden.h"
 #include "model/gemma4/presets.h"
-#include "sequence_runner.h"
+#include "tp_script.h"
 
 namespace gemmad::model::gemma4 {
 namespace {
 
-using testing::SequenceRunner;
+using testing::kSteps;
+using testing::RelDiff;
+using testing::RunScript;
+using testing::Trace;
 namespace fs = std::filesystem;
 
 struct Case {
@@ -32,52 +34,6 @@ struct Case {
 
 std::string CaseName(const ::testing::TestParamInfo<Case>& i) {
   return i.param.model + "_" + i.param.dtype + "_tp" + std::to_string(i.param.tp);
-}
-
-// What one run of the script below produces on rank 0.
-struct Trace {
-  std::vector<float> logits;                     // every step's logit rows, concatenated
-  std::vector<std::vector<int32_t>> greedy{2};   // each sequence's greedy tokens
-  HiddenStates hidden;                           // the first step's hidden states
-};
-
-constexpr int kSteps = 16;
-
-// The golden prompts as two sequences: the first prefilled in two chunks (the first chunk's
-// rows all with logits and hidden states recorded, beside the whole second prompt), then
-// kSteps greedy decode steps over both at once.
-Trace RunScript(Model& m, const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
-  Trace t;
-  const int vocab = static_cast<int>(m.config().vocab_size);
-  const auto argmax = [vocab](const float* row) {
-    return static_cast<int32_t>(std::max_element(row, row + vocab) - row);
-  };
-  const size_t cut = a.size() / 2;
-  SequenceRunner r(m, 4, 64);
-  t.logits = r.Step({{0, std::vector<int32_t>(a.begin(), a.begin() + cut), true}, {1, b, false}}, &t.hidden);
-  int32_t next_b = argmax(t.logits.data() + cut * static_cast<size_t>(vocab));
-  std::vector<float> rows = r.Step({{0, std::vector<int32_t>(a.begin() + cut, a.end()), false}});
-  int32_t next_a = argmax(rows.data());
-  for (int step = 0; step < kSteps; ++step) {
-    t.logits.insert(t.logits.end(), rows.begin(), rows.end());
-    t.greedy[0].push_back(next_a);
-    t.greedy[1].push_back(next_b);
-    rows = r.Step({{0, {next_a}, false}, {1, {next_b}, false}});
-    next_a = argmax(rows.data());
-    next_b = argmax(rows.data() + vocab);
-  }
-  t.logits.insert(t.logits.end(), rows.begin(), rows.end());
-  return t;
-}
-
-// max |x - y| / max |y|.
-double RelDiff(const std::vector<float>& x, const std::vector<float>& y) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < y.size(); ++i) {
-    num = std::max(num, static_cast<double>(std::fabs(x[i] - y[i])));
-    den = std::max(den, static_cast<double>(std::fabs(y[i])));
-  }
-  return den > 0 ? num / den : num;
 }
 
 class TpParityTest : public ::testing::TestWithParam<Case> {
@@ -115,11 +71,12 @@ class TpParityTest : public ::testing::TestWithParam<Case> {
     for (int r = 1; r < tp; ++r) {
       workers.emplace_back([&, r] { worker_status[static_cast<size_t>(r)] = ranks[static_cast<size_t>(r)]->ServeTensorParallelWorker({}); });
     }
-    Trace t = RunScript(*ranks[0], prompts_[0], prompts_[1]);
+    Result<Trace> t = RunScript(*ranks[0], prompts_[0], prompts_[1]);
+    EXPECT_TRUE(t.ok()) << t.status().ToString();
     ranks[0]->StopTensorParallelWorkers();
     for (auto& w : workers) w.join();
     for (const Status& s : worker_status) EXPECT_TRUE(s.ok()) << s.ToString();
-    return t;
+    return t.ok() ? std::move(t).value() : Trace{};
   }
 
   std::string dir_;
@@ -130,7 +87,9 @@ class TpParityTest : public ::testing::TestWithParam<Case> {
 TEST_P(TpParityTest, ShardedModelEqualsWholeModel) {
   auto whole = Model::Load(dir_);
   ASSERT_TRUE(whole.ok()) << whole.status().ToString();
-  const Trace want = RunScript(**whole, prompts_[0], prompts_[1]);
+  const Result<Trace> whole_trace = RunScript(**whole, prompts_[0], prompts_[1]);
+  ASSERT_TRUE(whole_trace.ok()) << whole_trace.status().ToString();
+  const Trace& want = *whole_trace;
   const Trace got = RunSharded(GetParam().tp);
   ASSERT_EQ(got.logits.size(), want.logits.size());
   // fp32 everywhere: the partial sums add up in another order (rounding only); bf16 KV caches
