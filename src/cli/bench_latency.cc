@@ -6,6 +6,7 @@
 // prefill time, the decode step time (TPOT) and the batch's decode tokens per second. Every
 // iteration draws fresh prompts (seed + iteration), so the prefix cache never serves a prompt.
 // --output-json: vLLM's fields (avg_latency, latencies, percentiles) plus the extras.
+// --tensor-parallel-size N: N ranks under mpirun, the benchmark on rank 0 (bench_tensor_parallel.h).
 // Bad flags: one line on stderr, exit 2; a failing request: one line, exit 1.
 #include <fmt/format.h>
 
@@ -19,6 +20,7 @@
 #include "cli/bench_dataset.h"
 #include "cli/bench_offline.h"
 #include "cli/bench_stats.h"
+#include "cli/bench_tensor_parallel.h"
 
 namespace gemmad::cli {
 namespace {
@@ -68,12 +70,12 @@ double DecodeRate(const BatchTiming& t, int64_t batch, int64_t output_len) {
 
 // --replay-drafts K: per iteration a plain greedy run (recorded) and a replayed-draft run of the same
 // prompts; both decode rates, their ratio, and whether the outputs were identical.
-int RunReplay(const ParsedFlags& f, int64_t input_len, int64_t output_len, int64_t batch, int64_t warmup,
-              int64_t iters, int64_t num_drafts) {
+int RunReplay(const ParsedFlags& f, const ModelEngineOptions& eo, std::shared_ptr<dist::Communicator> comm,
+              int64_t input_len, int64_t output_len, int64_t batch, int64_t warmup, int64_t iters, int64_t num_drafts) {
   auto book = std::make_shared<spec::ReplayBook>();
   BenchDrafter bd{std::make_shared<spec::ReplayDrafter>(book), static_cast<int32_t>(num_drafts),
                   "replay of the recorded greedy run (benchmark)", true};
-  auto e = StartOfflineEngine(f, input_len + output_len, &bd);
+  auto e = StartOfflineEngine(f, eo, std::move(comm), &bd);
   if (!e.ok()) return Fail(2, e.status().message());
   engine::EngineClient& client = *e->engine.engine;
   const uint64_t seed = static_cast<uint64_t>(f.GetInt("seed"));
@@ -142,8 +144,15 @@ int RunBenchLatency(const std::vector<std::string>& args) {
   const int64_t replay = f.GetInt("replay-drafts");
   if (replay < 0 || replay > 64) return Fail(2, "--replay-drafts must be in [0, 64]");
   if (replay > 0 && output_len < 2) return Fail(2, "--replay-drafts needs --output-len of at least 2");
-  if (replay > 0) return RunReplay(f, input_len, output_len, batch, warmup, iters, replay);
-  auto e = StartOfflineEngine(f, input_len + output_len);
+  if (replay > 0 && !f.IsNull("speculative-config")) {
+    return Fail(2, "--speculative-config and --replay-drafts exclude each other");
+  }
+  auto eo = OfflineEngineOptions(f, input_len + output_len);
+  if (!eo.ok()) return Fail(2, eo.status().message());
+  std::shared_ptr<dist::Communicator> tp;  // rank 0 of --tensor-parallel-size N; outlives the engine
+  if (auto done = EnterOfflineTensorParallel(f, *eo, "latency", args, &tp)) return *done;
+  if (replay > 0) return RunReplay(f, *eo, tp, input_len, output_len, batch, warmup, iters, replay);
+  auto e = StartOfflineEngine(f, *eo, tp);
   if (!e.ok()) return Fail(2, e.status().message());
   engine::EngineClient& client = *e->engine.engine;
   const uint64_t seed = static_cast<uint64_t>(f.GetInt("seed"));

@@ -1,22 +1,21 @@
-// The engine flags, engine start-up, prompt ids and timed batch runs shared by `gemmad bench
-// latency` and `gemmad bench throughput`.
+// The engine flags, engine start-up and prompt ids shared by `gemmad bench latency` and `gemmad
+// bench throughput` (their timed batch runs: bench_batch.cc).
 #include "cli/bench_offline.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <thread>
 
 #include "cli/flag_values.h"
 #include "cli/speculative_flag.h"
+#include "cli/tensor_parallel.h"
 #include "io/hf_hub.h"
 #include "model/gemma4/checkpoint.h"
 #include "tokenizer/tokenizer.h"
@@ -31,7 +30,11 @@ constexpr FlagSpec kEngineFlags[] = {
     {"quantization", kString, "none", "Quantize the weights at load time: int8 (per channel) or int4 (groups of 32).",
      FlagEffect::kEffective, "int8|int4|none", "-q"},
     {"threads", kInt, "", "CPU threads of the forward pass, the engine thread included (default: all hardware "
-                          "threads; gemmad flag)."},
+                          "threads, or under --tensor-parallel-size each rank's share; gemmad flag)."},
+    {"tensor-parallel-size", kInt, "1",
+     "Tensor-parallel degree on the CPU, as `gemmad serve -tp N`: N MPI ranks (OpenMPI), each holding 1/N of every "
+     "layer; started through mpirun unless an MPI launcher started gemmad. Rank 0 runs the benchmark.",
+     FlagEffect::kEffective, {}, "-tp"},
     {"max-model-len", kTokenCount, "", "Model context length (default: the benchmark's input + output length)."},
     {"max-num-seqs", kInt, "256", "Most sequences in one engine step."},
     {"max-num-batched-tokens", kTokenCount, "2048", "Most tokens in one engine step (longer prefills are chunked)."},
@@ -86,18 +89,6 @@ Result<std::vector<int32_t>> PromptIds(const std::string& dir, int32_t vocab_siz
   return ids;
 }
 
-// Per-request state the stream notifier fills on the engine thread.
-struct Tracker {
-  std::chrono::steady_clock::time_point start;
-  std::mutex mu;
-  std::condition_variable cv;
-  int64_t num_open = 0;
-  Status error;
-  std::vector<RequestTiming> timings;
-  std::vector<bool> got_first;
-  std::chrono::steady_clock::time_point last_end;
-};
-
 }  // namespace
 
 FlagTable OfflineEngineFlags() { return kEngineFlags; }
@@ -123,6 +114,8 @@ Result<OfflineCommand> ParseOfflineCommand(const std::vector<std::string>& args,
   c.output_len = f.GetInt("output-len");
   if (c.input_len < 1) return InvalidArgumentError("--input-len must be at least 1");
   if (c.output_len < 1 || c.output_len > (int64_t{1} << 30)) return InvalidArgumentError("--output-len must be at least 1");
+  const int64_t tp = f.GetInt("tensor-parallel-size");
+  if (tp < 1 || tp > 1024) return InvalidArgumentError("--tensor-parallel-size must be in [1, 1024]");
   c.flags = std::move(f);
   return c;
 }
@@ -137,18 +130,17 @@ Result<std::string> OfflineModelName(const ParsedFlags& f) {
   return flag.empty() ? pos : flag;
 }
 
-Result<OfflineEngine> StartOfflineEngine(const ParsedFlags& f, int64_t needed_len, const BenchDrafter* drafter) {
-  OfflineEngine out;
-  GEMMAD_ASSIGN_OR_RETURN(out.model, OfflineModelName(f));
+Result<ModelEngineOptions> OfflineEngineOptions(const ParsedFlags& f, int64_t needed_len) {
   ModelEngineOptions o;
-  out.quantization = f.GetString("quantization");
-  auto q = model::gemma4::ParseWeightQuantization(out.quantization);
+  GEMMAD_ASSIGN_OR_RETURN(const std::string model, OfflineModelName(f));
+  auto q = model::gemma4::ParseWeightQuantization(f.GetString("quantization"));
   if (!q.ok()) return q.status().WithPrefix("--quantization");
   o.quantization = *q;
   if (!f.IsNull("threads") && f.GetInt("threads") < 1) return InvalidArgumentError("--threads must be at least 1");
-  out.threads = f.IsNull("threads") ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
-                                    : static_cast<int>(f.GetInt("threads"));
-  o.num_threads = out.threads;
+  const int all = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  o.num_threads = !f.IsNull("threads")                      ? static_cast<int>(f.GetInt("threads"))
+                  : f.GetInt("tensor-parallel-size") > 1 ? ThreadsPerRank()
+                                                          : all;
   o.max_model_len = needed_len;
   if (!f.IsNull("max-model-len")) {
     if (f.GetInt("max-model-len") < needed_len) {
@@ -171,98 +163,36 @@ Result<OfflineEngine> StartOfflineEngine(const ParsedFlags& f, int64_t needed_le
   GEMMAD_ASSIGN_OR_RETURN(o.kv_cache_bytes, KvBudget(f));
   o.iteration_timeout_s = engine::IterationTimeoutFromEnv();
 
-  auto dir = io::ResolveModelPath(out.model, f.GetString("revision"), io::HubSettingsFromEnv());
+  auto dir = io::ResolveModelPath(model, f.GetString("revision"), io::HubSettingsFromEnv());
   if (!dir.ok()) return InvalidArgumentError(dir.status().message());
-  out.model_dir = *dir;
-  o.model_dir = out.model_dir;
+  o.model_dir = *dir;
+  if (!f.IsNull("speculative-config")) {
+    GEMMAD_ASSIGN_OR_RETURN(spec::SpeculativeConfig sc, ParseSpeculativeFlag(f.GetJson("speculative-config")));
+    GEMMAD_RETURN_IF_ERROR(ApplySpeculativeConfig(sc, io::HubSettingsFromEnv(), &o));
+  }
+  return o;
+}
+
+Result<OfflineEngine> StartOfflineEngine(const ParsedFlags& f, ModelEngineOptions o,
+                                         std::shared_ptr<dist::Communicator> comm, const BenchDrafter* drafter) {
+  OfflineEngine out;
+  GEMMAD_ASSIGN_OR_RETURN(out.model, OfflineModelName(f));
+  out.model_dir = o.model_dir;
+  out.quantization = f.GetString("quantization");
+  out.threads = o.num_threads;
+  out.tensor_parallel_size = comm ? comm->size() : 1;
   if (drafter) {
     if (!f.IsNull("speculative-config")) return InvalidArgumentError("--speculative-config and --replay-drafts exclude each other");
     o.drafter = drafter->drafter;
     o.num_speculative_tokens = drafter->num_tokens;
     o.drafter_label = drafter->label;
     if (drafter->disable_prefix_caching) o.enable_prefix_caching = false;
-  } else if (!f.IsNull("speculative-config")) {
-    GEMMAD_ASSIGN_OR_RETURN(spec::SpeculativeConfig sc, ParseSpeculativeFlag(f.GetJson("speculative-config")));
-    GEMMAD_RETURN_IF_ERROR(ApplySpeculativeConfig(sc, io::HubSettingsFromEnv(), &o));
   }
+  o.communicator = std::move(comm);
   auto engine = CreateModelEngine(o);
   if (!engine.ok()) return InvalidArgumentError(engine.status().message());
   out.engine = std::move(*engine);
   GEMMAD_ASSIGN_OR_RETURN(out.prompt_ids, PromptIds(out.model_dir, out.engine.engine->limits().vocab_size));
-  return out;
-}
-
-Result<BatchTiming> RunBatch(engine::EngineClient& client, const std::vector<std::vector<int32_t>>& prompts,
-                             int64_t output_len, bool greedy) {
-  auto t = std::make_shared<Tracker>();
-  t->timings.resize(prompts.size());
-  t->got_first.resize(prompts.size(), false);
-  t->num_open = static_cast<int64_t>(prompts.size());
-  // Requests are built before the clock starts so that the submits follow each other closely
-  // (the engine may still start a step with the first few when it is idle).
-  std::vector<engine::EngineRequest> requests(prompts.size());
-  for (size_t i = 0; i < prompts.size(); ++i) {
-    engine::EngineRequest& r = requests[i];
-    r.request_id = fmt::format("bench-{}", i);
-    r.prompt_token_ids = prompts[i];
-    r.sampling.temperature = greedy ? 0.0f : 1.0f;
-    r.sampling.top_p = 1.0f;
-    r.sampling.ignore_eos = true;
-    r.sampling.max_tokens = static_cast<int32_t>(output_len);
-  }
-  std::vector<std::unique_ptr<engine::RequestStream>> streams;
-  streams.reserve(prompts.size());
-  t->start = std::chrono::steady_clock::now();
-  for (size_t i = 0; i < prompts.size(); ++i) {
-    engine::EngineRequest& r = requests[i];
-    r.arrival_time = t->start;
-    auto s = client.Submit(std::move(r));
-    if (!s.ok()) {
-      for (auto& open : streams) open->Abort();
-      return s.status().WithPrefix(fmt::format("request {}", i));
-    }
-    engine::RequestStream* raw = s->get();
-    // The notifier runs on the engine thread right after each push (never concurrently with
-    // itself), so draining the stream here timestamps every delta when it was produced.
-    raw->SetNotifier([t, raw, i] {
-      const auto now = std::chrono::steady_clock::now();
-      const double at = std::chrono::duration<double>(now - t->start).count();
-      engine::RequestOutput out;
-      while (raw->TryRead(&out) == engine::RequestStream::ReadStatus::kOutput) {
-        std::lock_guard<std::mutex> lock(t->mu);
-        RequestTiming& rt = t->timings[i];
-        if (!out.token_ids.empty() && !t->got_first[i]) {
-          t->got_first[i] = true;
-          rt.first_token_s = at;
-          rt.cached_tokens = out.num_cached_tokens;
-        }
-        rt.output_tokens = out.num_output_tokens;
-        rt.token_ids.insert(rt.token_ids.end(), out.token_ids.begin(), out.token_ids.end());
-        if (!out.finished()) continue;
-        rt.last_token_s = at;
-        if (out.finish_reason == engine::FinishReason::kError && t->error.ok()) {
-          t->error = out.error.WithPrefix(fmt::format("request {}", i));
-        }
-        t->last_end = std::max(t->last_end, now);
-        if (--t->num_open == 0) t->cv.notify_all();
-      }
-    });
-    streams.push_back(std::move(*s));
-  }
-  std::unique_lock<std::mutex> lock(t->mu);
-  t->cv.wait(lock, [&] { return t->num_open == 0; });
-  lock.unlock();
-  for (auto& s : streams) s->SetNotifier(nullptr);
-  if (!t->error.ok()) return t->error;
-  BatchTiming out;
-  out.elapsed_s = std::chrono::duration<double>(t->last_end - t->start).count();
-  out.requests = t->timings;
-  for (size_t i = 0; i < out.requests.size(); ++i) {
-    if (out.requests[i].output_tokens != output_len) {
-      return InternalError(fmt::format("request {} generated {} tokens, expected {}", i,
-                                       out.requests[i].output_tokens, output_len));
-    }
-  }
   return out;
 }
 
@@ -272,6 +202,7 @@ nlohmann::ordered_json OfflineSettingsJson(const OfflineEngine& e) {
           {"model_dir", e.model_dir},
           {"quantization", e.quantization},
           {"threads", e.threads},
+          {"tensor_parallel_size", e.tensor_parallel_size},
           {"max_model_len", limits.max_model_len},
           {"max_num_seqs", limits.max_num_seqs},
           {"max_num_batched_tokens", limits.max_num_batched_tokens},

@@ -2,13 +2,15 @@
 // (vLLM's `vllm bench latency|throughput`): the engine flags both accept, starting an in-process
 // engine from them (CreateModelEngine, as `gemmad serve`), the ids random prompts are drawn from
 // (the tokenizer's ordinary tokens, else [0, vocab) minus the config's special ids), and running
-// one set of requests at once through the public EngineClient with a timestamp per delta.
+// one set of requests at once through the public EngineClient with a timestamp per delta
+// (bench_batch.cc). --tensor-parallel-size: cli/bench_tensor_parallel.h.
 // Every request samples as vLLM's benchmarks do (temperature 1, top_p 1, ignore_eos, max_tokens
 // = output_len), so each generates exactly output_len tokens.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,8 +20,9 @@
 #include "cli/flag_help.h"
 #include "cli/flag_parser.h"
 #include "cli/flag_spec.h"
-#include "engine/engine_client.h"
 #include "cli/model_engine.h"
+#include "dist/communicator.h"
+#include "engine/engine_client.h"
 #include "spec/drafter.h"
 
 namespace gemmad::cli {
@@ -47,7 +50,8 @@ struct OfflineEngine {
   std::string model;      // as given
   std::string model_dir;  // resolved (local directory or HF cache)
   std::string quantization;
-  int threads = 0;
+  int threads = 0;               // per rank under --tensor-parallel-size
+  int tensor_parallel_size = 1;
   ModelEngine engine;
   std::vector<int32_t> prompt_ids;  // the ids random prompts are drawn from
 };
@@ -61,10 +65,18 @@ struct BenchDrafter {
   bool disable_prefix_caching = false;
 };
 
-// Validates the engine flags (InvalidArgument: a usage error) and starts the engine with
-// max_model_len = --max-model-len, else `needed_len` (the longest request of the benchmark).
-// A model that fails to load, or a KV budget too small, is an InvalidArgument too.
-Result<OfflineEngine> StartOfflineEngine(const ParsedFlags& f, int64_t needed_len, const BenchDrafter* drafter = nullptr);
+// The engine the flags describe, validated (InvalidArgument: a usage error) and the model
+// resolved (not loaded): max_model_len = --max-model-len, else `needed_len` (the longest request
+// of the benchmark); num_threads = --threads, else all hardware threads, or under
+// --tensor-parallel-size N > 1 this rank's share (ThreadsPerRank).
+Result<ModelEngineOptions> OfflineEngineOptions(const ParsedFlags& f, int64_t needed_len);
+
+// Starts the engine of OfflineEngineOptions, with the benchmark's own drafter if any and, under
+// --tensor-parallel-size, rank 0's communicator (cli/bench_tensor_parallel.h). A model that
+// fails to load, or a KV budget too small, is an InvalidArgument.
+Result<OfflineEngine> StartOfflineEngine(const ParsedFlags& f, ModelEngineOptions o,
+                                         std::shared_ptr<dist::Communicator> comm = nullptr,
+                                         const BenchDrafter* drafter = nullptr);
 
 // One request's timeline, seconds from the batch start.
 struct RequestTiming {

@@ -5,15 +5,18 @@
 // requests/s, Y total tokens/s, Z output tokens/s" and the prompt/output token totals.
 // --output-json: vLLM's fields (elapsed_time, num_requests, total_num_tokens,
 // requests_per_second, tokens_per_second) plus gemmad's extras. Bad flags: one line on stderr,
-// exit 2; a failing request: one line, exit 1.
+// exit 2; a failing request: one line, exit 1. --tensor-parallel-size N: N ranks under mpirun, the
+// benchmark on rank 0 (bench_tensor_parallel.h).
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "cli/bench_dataset.h"
 #include "cli/bench_offline.h"
+#include "cli/bench_tensor_parallel.h"
 
 namespace gemmad::cli {
 namespace {
@@ -48,7 +51,11 @@ int RunBenchThroughput(const std::vector<std::string>& args) {
   const int64_t num_prompts = f.GetInt("num-prompts");
   if (num_prompts < 1 || num_prompts > (int64_t{1} << 24)) return Fail(2, "--num-prompts must be at least 1");
   if (auto name = OfflineModelName(f); !name.ok()) return Fail(2, name.status().message());
-  auto e = StartOfflineEngine(f, input_len + output_len);
+  auto eo = OfflineEngineOptions(f, input_len + output_len);
+  if (!eo.ok()) return Fail(2, eo.status().message());
+  std::shared_ptr<dist::Communicator> tp;  // rank 0 of --tensor-parallel-size N; outlives the engine
+  if (auto done = EnterOfflineTensorParallel(f, *eo, "throughput", args, &tp)) return *done;
+  auto e = StartOfflineEngine(f, *eo, tp);
   if (!e.ok()) return Fail(2, e.status().message());
   const uint64_t seed = static_cast<uint64_t>(f.GetInt("seed"));
   const auto prompts = RandomPrompts(num_prompts, input_len, e->prompt_ids, seed);

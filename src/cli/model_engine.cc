@@ -106,6 +106,11 @@ Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
   }
   GEMMAD_RETURN_IF_ERROR(CheckQuantizationMethod(*source, o));
   GEMMAD_ASSIGN_OR_RETURN(auto model, model::gemma4::Model::Load(source, mo));
+  if (o.communicator && o.communicator->size() > 1) {
+    // The other ranks load their shards meanwhile (cli/tensor_parallel.cc): serve once all have.
+    GEMMAD_RETURN_IF_ERROR(o.communicator->Barrier());
+    GEMMAD_LOG_INFO("tensor parallel: {} ranks hold their shards", o.communicator->size());
+  }
   const auto& cfg = model->config();
   const int64_t derived_len = o.max_model_len > 0 ? o.max_model_len : cfg.max_position_embeddings;
   GEMMAD_RETURN_IF_ERROR(CheckMaxModelLen(derived_len, cfg.max_position_embeddings, o.allow_long_max_model_len));

@@ -3,6 +3,7 @@
 
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,9 +19,13 @@
 #include "cli/serve_model.h"
 #include "dist/mpi_communicator.h"
 #include "dist/mpi_launch.h"
+#include "io/hf_hub.h"
 #include "kernels/context.h"
 #include "kernels/thread_pool.h"
+#include "model/gemma4/config.h"
 #include "model/gemma4/model.h"
+#include "model/gemma4/tp_shard.h"
+#include "model/open_weight_source.h"
 
 namespace gemmad::cli {
 
@@ -66,9 +71,10 @@ int RunUnderMpirun(int n, const std::vector<std::string>& args) {
   }
   if (child == 0) {
     setpgid(0, 0);  // a terminal's Ctrl-C reaches this supervisor only, not mpirun's job
+    prctl(PR_SET_PDEATHSIG, SIGTERM);  // and the job ends if the supervisor is killed
     pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
     const Status s = dist::ExecMpirun(plan);
-    std::fprintf(stderr, "gemmad serve: %s\n", std::string(s.message()).c_str());
+    std::fprintf(stderr, "gemmad %s: %s\n", args.empty() ? "" : args[0].c_str(), std::string(s.message()).c_str());
     _exit(127);
   }
   // SIGINT/SIGTERM go to rank 0, which drains as a single process does and then stops the
@@ -130,28 +136,53 @@ int ThreadsPerRank() {
   return std::max(1, mine / ranks_here);
 }
 
-int RunTensorParallelWorker(const ServeOptions& o, std::shared_ptr<dist::Communicator> comm) {
+Status CheckTensorParallelSize(const std::string& model_dir, int n) {
+  if (n <= 1) return OkStatus();
+  GEMMAD_ASSIGN_OR_RETURN(auto source, model::OpenWeightSource(model_dir));
+  GEMMAD_ASSIGN_OR_RETURN(model::gemma4::Config config,
+                          model::gemma4::ParseConfig(source->config_json(), source->config_label()));
+  auto shard = model::gemma4::ShardConfig(config, model::gemma4::TpRank{0, n});
+  if (!shard.ok()) return InvalidArgumentError(shard.status().message());
+  return OkStatus();
+}
+
+int RunTensorParallelWorker(const TensorParallelShard& shard, std::shared_ptr<dist::Communicator> comm) {
   const int rank = comm->rank(), size = comm->size();
   auto fail = [rank](const Status& s) {
     GEMMAD_LOG_ERROR("tensor parallel rank {}: {}", rank, s.message());
     return 1;
   };
   IgnoreShutdownSignals();  // rank 0 decides when the group ends
-  auto served = LoadServeModel(o);
-  if (!served.ok()) return fail(served.status());
+  auto source = model::OpenWeightSource(shard.model_dir, /*show_progress=*/true);
+  if (!source.ok()) return fail(source.status());
   model::gemma4::ModelOptions mo;
-  mo.quantization = o.quantization;
-  mo.compute_dtype = o.compute_dtype;
-  mo.num_threads = ThreadsPerRank();
+  mo.quantization = shard.quantization;
+  mo.compute_dtype = shard.compute_dtype;
+  mo.num_threads = shard.num_threads > 0 ? shard.num_threads : ThreadsPerRank();
   mo.communicator = comm;
-  auto model = model::gemma4::Model::Load(served->source, mo);
+  auto model = model::gemma4::Model::Load(std::shared_ptr<const model::WeightSource>(std::move(*source)), mo);
   if (!model.ok()) return fail(model.status());
   kernels::ThreadPool pool(mo.num_threads);
+  // Rank 0 waits here too (CreateModelEngine) before it serves: every shard is loaded.
+  if (const Status b = comm->Barrier(); !b.ok()) return fail(b);
   GEMMAD_LOG_INFO("tensor parallel rank {} of {}: shard loaded, {} threads; running rank 0's steps", rank, size,
                   mo.num_threads);
   const Status s = (*model)->ServeTensorParallelWorker(kernels::ExecContext{&pool});
   if (!s.ok()) return fail(s);
   return 0;
+}
+
+int RunTensorParallelWorker(const ServeOptions& o, std::shared_ptr<dist::Communicator> comm) {
+  auto dir = io::ResolveModelPath(o.model, o.revision, ServeHubSettings(o));
+  if (!dir.ok()) {
+    GEMMAD_LOG_ERROR("tensor parallel rank {}: {}", comm->rank(), dir.status().message());
+    return 1;
+  }
+  TensorParallelShard shard;
+  shard.model_dir = *dir;
+  shard.quantization = o.quantization;
+  shard.compute_dtype = o.compute_dtype;
+  return RunTensorParallelWorker(shard, std::move(comm));
 }
 
 }  // namespace gemmad::cli

@@ -2,16 +2,20 @@
 // every layer. `gemmad serve -tp N` relaunches itself under mpirun (one host) unless an MPI
 // launcher started it (several hosts: `mpirun -np N --host a,b gemmad serve ... -tp N`); rank 0
 // runs the server, the engine and its share of each step; the other ranks run their shares of
-// the steps rank 0 broadcasts (model/gemma4/model_tp.cc) and nothing else.
+// the steps rank 0 broadcasts (model/gemma4/model_tp.cc) and nothing else. `gemmad bench
+// latency|throughput -tp N` do the same with the benchmark on rank 0 (cli/bench_tensor_parallel.h).
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/result.h"
 #include "cli/serve_options.h"
 #include "dist/communicator.h"
+#include "model/gemma4/weight_quantization.h"
+#include "tensor/dtype.h"
 
 namespace gemmad::cli {
 
@@ -30,8 +34,25 @@ Result<std::shared_ptr<dist::Communicator>> JoinTensorParallelGroup(int n);
 // this host unless mpirun bound each rank to its own (NUMA) CPUs.
 int ThreadsPerRank();
 
+// InvalidArgument with the model's own reason ("tensor parallel size 3 does not divide the 8
+// attention heads of this model") when the checkpoint at model_dir cannot be split n ways: checked
+// before relaunching, so that the error is one line (reads the config only; binds no weights).
+Status CheckTensorParallelSize(const std::string& model_dir, int n);
+
+// What a worker rank loads: the checkpoint and the load-time options rank 0 uses.
+struct TensorParallelShard {
+  std::string model_dir;  // resolved (a local directory or file)
+  model::gemma4::WeightQuantization quantization = model::gemma4::WeightQuantization::kNone;
+  std::optional<tensor::DType> compute_dtype;  // unset: the checkpoint's
+  int num_threads = 0;                         // forward-pass threads; 0: ThreadsPerRank()
+};
+
 // Ranks other than 0: loads this rank's shard of the model and runs rank 0's steps until rank 0
-// stops them. Returns the process exit code (0 when rank 0 ended the group).
+// stops them (its Model's destructor does). Returns the process exit code (0 when rank 0 ended
+// the group).
+int RunTensorParallelWorker(const TensorParallelShard& shard, std::shared_ptr<dist::Communicator> comm);
+// `gemmad serve`'s workers: --model resolved as serve resolves it (--revision, --download-dir,
+// --hf-token), with --quantization and --dtype.
 int RunTensorParallelWorker(const ServeOptions& o, std::shared_ptr<dist::Communicator> comm);
 
 }  // namespace gemmad::cli

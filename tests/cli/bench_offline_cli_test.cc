@@ -2,7 +2,8 @@
 // checkpoint (make-test-model --preset t1): exit 0, vLLM's printed lines parse and agree with
 // the --output-json fields, the counts are consistent (latencies = num_iters, ttfts = num_iters
 // x batch, output tokens = num_prompts x output_len), --quantization reaches the engine, and bad
-// flags are one line on stderr with exit code 2.
+// flags (a --tensor-parallel-size the model cannot be split by too) are one line on stderr with
+// exit code 2.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -194,6 +195,11 @@ TEST_F(BenchOfflineCli, BadFlagsAreOneLineAndExitTwo) {
   ExpectUsageError({"bench", "throughput", m, "--quantization", "fp8"}, "--quantization");
   ExpectUsageError({"bench", "throughput", m, "--dataset-name", "sharegpt"}, "--dataset-name");
   ExpectUsageError({"bench", "throughput", m, "--max-num-seqs", "0"}, "--max-num-seqs");
+  // Checked before relaunching under mpirun: t1 has 4 attention heads.
+  ExpectUsageError({"bench", "latency", m, "-tp", "0"}, "--tensor-parallel-size");
+  ExpectUsageError({"bench", "latency", m, "-tp", "3"},
+                   "tensor parallel size 3 does not divide the 4 attention heads of this model");
+  ExpectUsageError({"bench", "throughput", m, "--tensor-parallel-size", "3"}, "does not divide");
   ExpectUsageError({"bench", "lat"}, "unknown benchmark 'lat'");
 }
 
