@@ -14,6 +14,7 @@
 #include "cli/flag_help.h"
 #include "cli/flag_parser.h"
 #include "cli/serve_flags.h"
+#include "cli/serve_model.h"
 #include "cli/serve_options.h"
 #include "cli/serving.h"
 #include "cli/subcommand.h"
@@ -65,6 +66,12 @@ int RunServe(const std::vector<std::string>& args) {
   std::shared_ptr<dist::Communicator> tp;  // outlives `serving` (whose model uses it)
   if (o.tensor_parallel_size > 1) {
     if (!dist::LaunchedByMpi()) {
+      // Resolve (download) the model once, before the ranks start, and refuse a size it cannot take.
+      auto served = LoadServeModel(o);
+      if (!served.ok()) return UsageError(served.status().message());
+      if (Status s = CheckTensorParallelSize(served->model_dir, o.tensor_parallel_size); !s.ok()) {
+        return UsageError(s.message());
+      }
       std::vector<std::string> relaunch = {"serve"};
       relaunch.insert(relaunch.end(), args.begin(), args.end());
       return RunUnderMpirun(o.tensor_parallel_size, relaunch);

@@ -36,10 +36,19 @@ constexpr FlagSpec kFlags[] = {
     {"tensor-parallel-size", kInt, "1",
      "Tensor-parallel degree on the CPU: N MPI ranks (OpenMPI), each holding 1/N of every layer; started through "
      "mpirun unless an MPI launcher started gemmad.",
-     FlagEffect::kEffective, {}, "-tp", "parity model_tp_parity_tests, e2e test_tensor_parallel"},
+     FlagEffect::kEffective, {}, "-tp", "parity TpParityTest, e2e test_tensor_parallel"},
     {"pipeline-parallel-size", kInt, "1", "Multi-GPU only (no GPU backend): pipeline-parallel degree; only 1.", kOnlyDefault, {}, "-pp"},
     {"data-parallel-size", kInt, "1", "Multi-GPU only (no GPU backend): data-parallel degree; only 1.", kOnlyDefault, {}, "-dp"},
     {"distributed-executor-backend", kString, "", "Multi-GPU only (no GPU backend): worker backend.", kNotYet, "ray|mp|uni|external_launcher"},
+    {"nnodes", kInt, "1",
+     "Hosts of a multi-node run; only 1: run the ranks across hosts with `mpirun -np N --host a,b gemmad serve ... -tp N`.",
+     kOnlyDefault, {}, {}, "unit ServeOptionsTest"},
+    {"node-rank", kInt, "0", "This host's index in a multi-node run; only 0 (see --nnodes).", kOnlyDefault, {}, {},
+     "unit ServeOptionsTest"},
+    {"headless", kBool, "false", "Run a multi-node follower without the API server; not supported (see --nnodes).",
+     kOnlyDefault, {}, {}, "unit ServeOptionsTest"},
+    {"master-addr", kString, "127.0.0.1", "Multi-node rendezvous address (see --nnodes).", kNotYet},
+    {"master-port", kInt, "29501", "Multi-node rendezvous port (see --nnodes).", kNotYet},
     {"speculative-config", kJson, "",
      "Speculative decoding, as vLLM parses it: {\"model\": \"google/gemma-4-E4B-it-assistant\", "
      "\"num_speculative_tokens\": K} drafts K tokens per step with a Gemma 4 assistant (MTP), {\"method\": \"ngram\", "

@@ -26,6 +26,12 @@ Status CheckUnsupported(const ParsedFlags& f) {
           "--{} {}: multi-device parallelism is not implemented yet (only 1 is supported)", name, f.GetInt(name)));
     }
   }
+  if (f.GetInt("nnodes") != 1 || f.GetInt("node-rank") != 0 || f.GetBool("headless")) {
+    return InvalidArgumentError(fmt::format(
+        "--nnodes {} / --node-rank {}{}: vLLM's multi-node rendezvous is not implemented; start the ranks across "
+        "hosts with mpirun instead: mpirun -np N --host HOST1,HOST2 gemmad serve MODEL -tp N",
+        f.GetInt("nnodes"), f.GetInt("node-rank"), f.GetBool("headless") ? " --headless" : ""));
+  }
   if (!f.IsNull("config")) {
     return InvalidArgumentError("--config: YAML config files are not supported yet; pass the flags directly");
   }

@@ -84,6 +84,18 @@ TEST(ServeOptionsTest, IterationTimeoutFromEnv) {
   EXPECT_FALSE(Build({"m"}, {{"VLLM_ENGINE_ITERATION_TIMEOUT_S", "-3"}}).ok());
 }
 
+TEST(ServeOptionsTest, MultiNodeRendezvousFlagsPointToMpirun) {
+  EXPECT_TRUE(Build({"m", "--nnodes", "1", "--node-rank", "0", "--master-addr", "10.0.0.1"}).ok());
+  for (std::vector<std::string> args : {std::vector<std::string>{"m", "--nnodes", "2"},
+                                        std::vector<std::string>{"m", "--node-rank", "1"},
+                                        std::vector<std::string>{"m", "--headless"}}) {
+    auto o = Build(args);
+    ASSERT_FALSE(o.ok()) << args[1];
+    EXPECT_NE(o.status().message().find("mpirun -np N --host HOST1,HOST2 gemmad serve MODEL -tp N"), std::string::npos)
+        << o.status().message();
+  }
+}
+
 TEST(ServeOptionsTest, TensorParallelSizeIsKeptAndOtherParallelismRefused) {
   auto one = Build({"m", "--tensor-parallel-size", "1"});
   ASSERT_TRUE(one.ok());
