@@ -15,8 +15,11 @@
 #include <cstdlib>
 #include <thread>
 
+#include <fmt/ranges.h>
+
 #include "base/log.h"
 #include "cli/serve_model.h"
+#include "dist/cpu_bind.h"
 #include "dist/mpi_communicator.h"
 #include "dist/mpi_launch.h"
 #include "io/hf_hub.h"
@@ -46,6 +49,14 @@ pid_t ReadPid(const std::string& path) {
 }  // namespace
 
 int RunUnderMpirun(int n, const std::vector<std::string>& args) {
+  if (const char* spec = std::getenv("VLLM_CPU_OMP_THREADS_BIND")) {
+    for (int r = 0; r < n; ++r) {
+      if (auto cpus = dist::RankCpus(spec, r, n); !cpus.ok()) {
+        GEMMAD_LOG_ERROR("{}", cpus.status().message());
+        return 2;
+      }
+    }
+  }
   char self[PATH_MAX];
   const ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (len <= 0) {
@@ -98,6 +109,24 @@ int RunUnderMpirun(int n, const std::vector<std::string>& args) {
   }
 }
 
+Status BindRankCpus(int rank, int size) {
+  const char* spec = std::getenv("VLLM_CPU_OMP_THREADS_BIND");
+  GEMMAD_ASSIGN_OR_RETURN(std::optional<std::vector<int>> cpus, dist::RankCpus(spec != nullptr ? spec : "", rank, size));
+  if (!cpus) return OkStatus();
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : *cpus) {
+    if (c >= CPU_SETSIZE) return InvalidArgumentError(fmt::format("VLLM_CPU_OMP_THREADS_BIND: CPU {} is out of range", c));
+    CPU_SET(c, &set);
+  }
+  if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+    return InvalidArgumentError(fmt::format("VLLM_CPU_OMP_THREADS_BIND='{}': rank {} cannot run on CPUs {}: {}", spec,
+                                            rank, fmt::join(*cpus, ","), std::strerror(errno)));
+  }
+  GEMMAD_LOG_INFO("tensor parallel rank {}: bound to CPUs {} (VLLM_CPU_OMP_THREADS_BIND)", rank, fmt::join(*cpus, ","));
+  return OkStatus();
+}
+
 void AnnounceRankZero() {
   const char* path = std::getenv(kPidFileEnv);
   if (path == nullptr) return;
@@ -122,6 +151,7 @@ Result<std::shared_ptr<dist::Communicator>> JoinTensorParallelGroup(int n) {
         "--tensor-parallel-size {}: the MPI launcher started {} ranks; start exactly {} (mpirun -np {})", n,
         comm->size(), n, n));
   }
+  GEMMAD_RETURN_IF_ERROR(BindRankCpus(comm->rank(), comm->size()));
   return std::shared_ptr<dist::Communicator>(std::move(comm));
 }
 

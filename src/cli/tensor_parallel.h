@@ -23,11 +23,14 @@ namespace gemmad::cli {
 // supervises it: SIGINT/SIGTERM are passed to rank 0 (which drains, then stops the other ranks);
 // a second signal ends the job at once. Returns mpirun's exit code.
 int RunUnderMpirun(int n, const std::vector<std::string>& args);
+// This process's CPU affinity from VLLM_CPU_OMP_THREADS_BIND (nothing for "auto", "nobind", unset).
+Status BindRankCpus(int rank, int size);
 // Rank 0 of a group RunUnderMpirun started: tells the supervisor where to send shutdown signals.
 void AnnounceRankZero();
 
 // Joins the MPI world this process was launched in; FailedPrecondition when it does not have
-// exactly n ranks.
+// exactly n ranks. Binds this rank to its VLLM_CPU_OMP_THREADS_BIND CPUs when the variable lists
+// them (dist/cpu_bind.h), so ThreadsPerRank() then counts them.
 Result<std::shared_ptr<dist::Communicator>> JoinTensorParallelGroup(int n);
 
 // The forward-pass threads of one rank: the CPUs it may run on, shared with the other ranks on

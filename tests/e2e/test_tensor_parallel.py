@@ -153,3 +153,23 @@ def test_a_dead_rank_stops_the_server():
     assert "exited on signal 9" in s.log()
     for pid in ranks:
         assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z"
+
+
+def test_threads_bind_pins_each_rank(plain):
+    # vLLM's VLLM_CPU_OMP_THREADS_BIND: one CPU list per rank; each rank runs (and counts its threads) there.
+    env = {"VLLM_CPU_OMP_THREADS_BIND": "0|1"}
+    with e2e.Server([MODEL, "-tp", "2"], env=env, name="tp-bind") as s:
+        allowed = set()
+        for pid in ranks_of(s):
+            with open(f"/proc/{pid}/status") as f:
+                allowed |= {l.split()[1] for l in f if l.startswith("Cpus_allowed_list")}
+        assert allowed == {"0", "1"}
+        assert "tensor parallel rank 1 of 2: shard loaded, 1 threads" in s.log()
+        assert complete(s, PROMPTS[0], max_tokens=16, temperature=0) == complete(plain, PROMPTS[0], max_tokens=16,
+                                                                                   temperature=0)
+    assert s.proc.returncode == 0, s.log()
+    bad = e2e.Server([MODEL, "-tp", "2"], env={"VLLM_CPU_OMP_THREADS_BIND": "0|1|2"}, name="tp-bind-bad")
+    r = subprocess.run([e2e.BIN, "serve"] + bad.args, cwd=e2e.SOURCE_DIR, env=bad.env, capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 2
+    assert "has 3 CPU lists for 2 tensor-parallel ranks" in r.stderr
