@@ -23,7 +23,6 @@ void Mlp(const LayerContext& lc, const LayerWeights& w, const TensorView& a, int
   kernels::GeluTanhMul(lc.exec, g, u, g);
   ProjLinear(lc, g, w.down_proj, out);
   PrefetchNext(lc, w.ple_gate);
-  AllReduce(lc, out);  // tensor parallelism: each rank's intermediate units contribute
 }
 
 // out = post_feedforward_norm_2(Experts(pre_feedforward_norm_2(x))) with the router on x.
@@ -41,8 +40,6 @@ void Experts(const LayerContext& lc, const LayerWeights& w, const TensorView& x,
   kernels::MoeRoute(lc.exec, logits, w.per_expert_scale, rw, ri);
   kernels::RmsNorm(lc.exec, x, w.pre_feedforward_norm_2, z, lc.eps);
   kernels::MoeExperts(lc.exec, z, w.experts_gate_up, w.experts_down, rw, ri, out);
-  AllReduce(lc, out);  // tensor parallelism: each rank holds a slice of every expert
-  kernels::RmsNorm(lc.exec, out, w.post_feedforward_norm_2, out, lc.eps);
 }
 
 }  // namespace
@@ -53,15 +50,27 @@ void FeedForwardBlock(const LayerContext& lc, int64_t l) {
   const int64_t n = lc.batch.num_tokens(), H = c.hidden_size;
   TensorView x = lc.buf.x.View({n, H});
   TensorView a = lc.buf.normed.View({n, H});
-  TensorView f = lc.buf.branch.View({n, H});
   kernels::RmsNorm(lc.exec, x, w.pre_feedforward_norm, a, lc.eps);
-  Mlp(lc, w, a, c.layer_intermediate_size(l), f);
-  if (c.enable_moe_block) {
-    kernels::RmsNorm(lc.exec, f, w.post_feedforward_norm_1, f, lc.eps);
-    TensorView e = lc.buf.branch2.View({n, H});
-    Experts(lc, w, x, e);
-    kernels::Add(lc.exec, f, e, f);
+  if (!c.enable_moe_block) {
+    TensorView f = lc.buf.branch.View({n, H});
+    Mlp(lc, w, a, c.layer_intermediate_size(l), f);
+    AllReduce(lc, f);  // tensor parallelism: each rank's intermediate units contribute
+    kernels::RmsNorm(lc.exec, f, w.post_feedforward_norm, f, lc.eps);
+    kernels::Add(lc.exec, x, f, x);
+    return;
   }
+  // MoE: the dense and the expert branch [2, n, H] side by side, so that under tensor parallelism
+  // one all-reduce sums both partials (each is normed on its own after the sum).
+  TensorView both = lc.buf.branch2.View({2 * n, H});
+  TensorView f = both, e = both;
+  f.shape = e.shape = tensor::Shape{n, H};
+  e.data = both.As<float>() + n * H;
+  Mlp(lc, w, a, c.layer_intermediate_size(l), f);
+  Experts(lc, w, x, e);
+  AllReduce(lc, both);
+  kernels::RmsNorm(lc.exec, f, w.post_feedforward_norm_1, f, lc.eps);
+  kernels::RmsNorm(lc.exec, e, w.post_feedforward_norm_2, e, lc.eps);
+  kernels::Add(lc.exec, f, e, f);
   kernels::RmsNorm(lc.exec, f, w.post_feedforward_norm, f, lc.eps);
   kernels::Add(lc.exec, x, f, x);
 }
