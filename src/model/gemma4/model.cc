@@ -2,6 +2,7 @@
 #include "model/gemma4/model.h"
 
 #include <algorithm>
+#include <chrono>
 #include <optional>
 #include <string>
 
@@ -70,7 +71,7 @@ Result<std::unique_ptr<Model>> Model::FromCheckpoint(Checkpoint checkpoint, cons
   };
   GEMMAD_ASSIGN_OR_RETURN(m->weights_, BindWeights(c, lookup, ""));
   if (model_options.communicator != nullptr) {
-    m->comm_ = model_options.communicator;
+    m->comm_ = std::make_shared<dist::CountingCommunicator>(model_options.communicator);
     m->tp_ = TpRank{m->comm_->rank(), m->comm_->size()};
   }
   GEMMAD_ASSIGN_OR_RETURN(m->shard_config_, ShardConfig(c, m->tp_));
@@ -141,6 +142,16 @@ Status Model::Forward(const kernels::ExecContext& exec, const ForwardBatch& batc
   }
   if (hidden_states != nullptr) hidden_states->clear();
   if (n == 0) return OkStatus();
+  // Rank 0 under tensor parallelism: the step's wall time, for the summary line of model_tp.cc.
+  struct StepTimer {
+    Model* m;
+    std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+    ~StepTimer() {
+      if (m == nullptr) return;
+      m->tp_forward_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      ++m->tp_steps_;
+    }
+  } timer{tp_.size > 1 && tp_.rank == 0 ? this : nullptr};
   if (tp_.size > 1 && tp_.rank == 0) BroadcastStep(batch, cache, hidden_states != nullptr);
 
   buffers_.Bind(kernels::ScratchAllocatorOf(exec));

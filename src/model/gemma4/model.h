@@ -16,6 +16,7 @@
 
 #include "base/result.h"
 #include "dist/communicator.h"
+#include "dist/counting_communicator.h"
 #include "kernels/context.h"
 #include "model/forward_batch.h"
 #include "model/gemma4/checkpoint.h"
@@ -118,7 +119,9 @@ class Model {
   Checkpoint checkpoint_;
   Config shard_config_;  // what this rank's forward runs: config() divided by tp_ (tp_shard.h)
   TpRank tp_;
-  std::shared_ptr<dist::Communicator> comm_;  // null without tensor parallelism
+  std::shared_ptr<dist::CountingCommunicator> comm_;  // null without tensor parallelism
+  int64_t tp_steps_ = 0;
+  double tp_forward_seconds_ = 0.0;  // rank 0: wall time of the steps (for the summary line)
   bool workers_stopped_ = false;
   std::vector<float> head_local_, head_gathered_;  // LM head slices under tensor parallelism
   Weights weights_;

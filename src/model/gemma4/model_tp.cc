@@ -25,6 +25,10 @@ Model::~Model() { StopTensorParallelWorkers(); }
 void Model::StopTensorParallelWorkers() {
   if (tp_.size == 1 || tp_.rank != 0 || workers_stopped_) return;
   workers_stopped_ = true;
+  const dist::CommunicatorStats& st = comm_->stats();
+  GEMMAD_LOG_INFO("tensor parallel: {} steps in {:.2f} s on rank 0, {:.1f}% of it in collectives: {}", tp_steps_,
+                  tp_forward_seconds_, tp_forward_seconds_ > 0 ? 100.0 * (st.seconds() - st.other.seconds) / tp_forward_seconds_ : 0.0,
+                  st.ToString());
   std::vector<uint8_t> bytes = EncodeTpStop();
   const Status s = comm_->BroadcastIdle(&bytes, 0);
   if (!s.ok()) GEMMAD_LOG_WARNING("tensor parallel: stopping the workers failed: {}", s.ToString());
