@@ -173,3 +173,39 @@ def test_threads_bind_pins_each_rank(plain):
                        timeout=60)
     assert r.returncode == 2
     assert "has 3 CPU lists for 2 tensor-parallel ranks" in r.stderr
+
+
+def test_under_an_mpi_launcher(plain, tmp_path):
+    # Several hosts run the ranks under the user's own mpirun (here one host named by --host): gemmad
+    # joins the launcher's ranks instead of relaunching; SIGTERM to rank 0 (the HTTP server) drains
+    # and ends every rank.
+    s = e2e.Server([MODEL, "-tp", "2"], name="tp-mpirun")
+    pidfile = str(tmp_path / "rank0.pid")
+    env = dict(s.env, GEMMAD_TP_PIDFILE=pidfile)
+    cmd = ["mpirun", "--host", "localhost:2", "-np", "2", "--mca", "btl_vader_single_copy_mechanism", "none"]
+    if os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")
+    with open(s.log_path, "wb") as log:
+        proc = subprocess.Popen(cmd + [e2e.BIN, "serve"] + s.args, cwd=e2e.SOURCE_DIR, env=env, stdout=log,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        try:
+            deadline = time.time() + 120
+            while time.time() < deadline and not os.path.exists(pidfile):
+                assert proc.poll() is None, s.log()
+                time.sleep(0.1)
+            while time.time() < deadline:
+                try:
+                    if e2e.http("GET", s.base_url + "/health", timeout=2)[0] == 200:
+                        break
+                except OSError:
+                    pass
+                time.sleep(0.1)
+            assert "--tensor-parallel-size 2: starting" not in s.log()  # joined, not relaunched
+            assert complete(s, PROMPTS[1], max_tokens=24, temperature=0) == complete(plain, PROMPTS[1], max_tokens=24,
+                                                                                      temperature=0)
+            with open(pidfile) as f:
+                os.kill(int(f.read()), signal.SIGTERM)
+            assert proc.wait(60) == 0, s.log()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
