@@ -109,3 +109,16 @@ function(gemmad_test NAME)
     DISCOVERY_TIMEOUT 120
     DISCOVERY_MODE PRE_TEST)
 endfunction()
+
+# gemmad_mpi_test(NAME TARGET target LABELS l... TIMEOUT s)
+#   ctests NAME_np2 and NAME_np4: the executable under mpirun with 2 and 4 ranks (oversubscribed on
+#   small machines; as root too; without the shared-memory single-copy path containers forbid).
+function(gemmad_mpi_test NAME)
+  cmake_parse_arguments(T "" "TARGET;TIMEOUT" "LABELS" ${ARGN})
+  foreach(np 2 4)
+    add_test(NAME ${NAME}_np${np}
+      COMMAND ${MPIEXEC_EXECUTABLE} --allow-run-as-root --oversubscribe
+              --mca btl_vader_single_copy_mechanism none -np ${np} $<TARGET_FILE:${T_TARGET}>)
+    set_tests_properties(${NAME}_np${np} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT})
+  endforeach()
+endfunction()

@@ -16,6 +16,7 @@
 #include "cli/serve_flags.h"
 #include "cli/serve_model.h"
 #include "cli/serve_options.h"
+#include "cli/shutdown_signals.h"
 #include "cli/serving.h"
 #include "cli/subcommand.h"
 #include "cli/tensor_parallel.h"
@@ -32,16 +33,6 @@ constexpr const char* kDescription =
 int UsageError(const std::string& message) {
   std::fprintf(stderr, "usage: %s\ngemmad serve: error: %s\n", kUsage, message.c_str());
   return 2;
-}
-
-// Blocks SIGINT/SIGTERM in every thread started after this (they are received by sigwait).
-sigset_t BlockShutdownSignals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  return set;
 }
 
 int RunServe(const std::vector<std::string>& args) {

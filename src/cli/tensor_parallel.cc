@@ -19,6 +19,7 @@
 
 #include "base/log.h"
 #include "cli/serve_model.h"
+#include "cli/shutdown_signals.h"
 #include "dist/cpu_bind.h"
 #include "dist/mpi_communicator.h"
 #include "dist/mpi_launch.h"
@@ -136,14 +137,6 @@ void AnnounceRankZero() {
   }
 }
 
-void IgnoreShutdownSignals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-}
-
 Result<std::shared_ptr<dist::Communicator>> JoinTensorParallelGroup(int n) {
   GEMMAD_ASSIGN_OR_RETURN(std::unique_ptr<dist::Communicator> comm, dist::InitMpiWorld());
   if (comm->size() != n) {
@@ -182,7 +175,7 @@ int RunTensorParallelWorker(const TensorParallelShard& shard, std::shared_ptr<di
     GEMMAD_LOG_ERROR("tensor parallel rank {}: {}", rank, s.message());
     return 1;
   };
-  IgnoreShutdownSignals();  // rank 0 decides when the group ends
+  BlockShutdownSignals();  // and never sigwait: rank 0 decides when the group ends
   auto source = model::OpenWeightSource(shard.model_dir, /*show_progress=*/true);
   if (!source.ok()) return fail(source.status());
   model::gemma4::ModelOptions mo;
