@@ -104,6 +104,7 @@ Result<std::unique_ptr<Model>> Model::FromCheckpoint(Checkpoint checkpoint, cons
   }
   GEMMAD_ASSIGN_OR_RETURN(m->rope_sliding_, RopeInvFreq(c.rope_sliding, c.head_dim));
   GEMMAD_ASSIGN_OR_RETURN(m->rope_full_, RopeInvFreq(c.rope_full, c.global_head_dim));
+  m->workers_stopped_ = m->tp_.size == 1;  // loaded: rank 0 now ends the group when it goes
   return m;
 }
 

@@ -122,7 +122,7 @@ class Model {
   std::shared_ptr<dist::CountingCommunicator> comm_;  // null without tensor parallelism
   int64_t tp_steps_ = 0;
   double tp_forward_seconds_ = 0.0;  // rank 0: wall time of the steps (for the summary line)
-  bool workers_stopped_ = false;
+  bool workers_stopped_ = true;  // until a load succeeds: a model that failed to load stops no one
   std::vector<float> head_local_, head_gathered_;  // LM head slices under tensor parallelism
   Weights weights_;
   QuantizationReport quantization_report_;
