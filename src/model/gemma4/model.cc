@@ -75,6 +75,12 @@ Result<std::unique_ptr<Model>> Model::FromCheckpoint(Checkpoint checkpoint, cons
     m->tp_ = TpRank{m->comm_->rank(), m->comm_->size()};
   }
   GEMMAD_ASSIGN_OR_RETURN(m->shard_config_, ShardConfig(c, m->tp_));
+  if (m->tp_.size > 1 && !source.activation_quant().empty()) {
+    // Their output scales would fake-quantize each rank's partial sums, not the sum.
+    return InvalidArgumentError(
+        "tensor parallel: checkpoints with static activation scales (compressed-tensors int8 activations, the "
+        "qat-mobile layout) cannot be split across ranks yet");
+  }
   // Before the quantization below: it converts each rank's slices only.
   GEMMAD_RETURN_IF_ERROR(ShardWeights(c, m->tp_, &m->weights_));
   // Static int8 activation scales (compressed-tensors a8/o8), by the bound weight's storage.

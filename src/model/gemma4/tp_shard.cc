@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "io/huge_page_buffer.h"
+#include "tensor/quant_blocks.h"
 
 namespace gemmad::model::gemma4 {
 namespace {
@@ -29,10 +30,12 @@ Result<int64_t> LocalKvHeads(int64_t nkv, TpRank tp, const char* what) {
       "tensor parallel size {} and the {} {} of this model: one must divide the other", tp.size, nkv, what));
 }
 
-// Row slices are views; the types whose rows are not stored one after the other (kQ4_0 pairs
-// rows) or whose row layout the slicer does not know (row scales) cannot be cut.
+// Every storage type the weight sources produce: plain elements and ggml blocks (rows of whole
+// blocks), kQ8R/kF8R (a float row scale before each row's bytes) and kQ4_0 (rows stored in pairs,
+// a lone last row when the count is odd: a row range must start on a pair; tensor/quant_blocks.h).
 bool Sliceable(DType t) {
-  return t == DType::kF32 || t == DType::kBF16 || t == DType::kF16 || t == DType::kF8E4M3 || tensor::GgmlTypeId(t);
+  return t == DType::kF32 || t == DType::kBF16 || t == DType::kF16 || t == DType::kF8E4M3 || t == DType::kQ8R ||
+         t == DType::kF8R || t == DType::kQ4_0 || tensor::GgmlTypeId(t);
 }
 
 Status Unsliceable(const std::string& name, const TensorView& m) {
@@ -40,28 +43,55 @@ Status Unsliceable(const std::string& name, const TensorView& m) {
                                           name, tensor::DTypeName(m.dtype)));
 }
 
+// Rows [b, b + c) of an R-row kQ4_0 matrix are themselves one when they start on a pair and end
+// on one (or at the lone last row).
+bool PairAligned(DType t, int64_t b, int64_t c, int64_t R) {
+  return t != DType::kQ4_0 || (b % 2 == 0 && (c % 2 == 0 || b + c == R));
+}
+
+// The bytes of columns [c0, c0 + n) of a matrix of `rows` rows of C columns, row after row
+// (a kQ4_0 row pair counts as one unit, its columns block-interleaved).
+void CopyColumns(DType t, const uint8_t* s, int64_t rows, int64_t C, int64_t c0, int64_t n, uint8_t* dst) {
+  if (t == DType::kQ4_0) {
+    const int64_t nb = C / tensor::kQuantBlock, b0 = c0 / tensor::kQuantBlock, mb = n / tensor::kQuantBlock;
+    const size_t pair = sizeof(tensor::BlockQ4_0x2), lone = sizeof(tensor::BlockQ4_0);
+    for (int64_t p = 0; p < rows / 2; ++p, dst += mb * pair) std::memcpy(dst, s + (p * nb + b0) * pair, mb * pair);
+    if (rows % 2 != 0) std::memcpy(dst, s + (rows / 2) * nb * pair + b0 * lone, mb * lone);
+    return;
+  }
+  const size_t row_bytes = tensor::RowBytes(t, C);
+  const bool row_scale = t == DType::kQ8R || t == DType::kF8R;  // {float d; byte q[C]}
+  const size_t head = row_scale ? sizeof(float) : 0;
+  const size_t off = row_scale ? head + static_cast<size_t>(c0) : tensor::RowBytes(t, c0);
+  const size_t len = row_scale ? static_cast<size_t>(n) : tensor::RowBytes(t, n);
+  for (int64_t r = 0; r < rows; ++r, dst += head + len) {
+    std::memcpy(dst, s + r * row_bytes, head);
+    std::memcpy(dst + head, s + r * row_bytes + off, len);
+  }
+}
+
 // The column copies, planned first and then written into one owned arena.
 class ColumnCopier {
  public:
   // *v [.., R, C] becomes its columns [c0, c0 + n) (a copy), for every leading index.
   Status Columns(const std::string& name, TensorView* v, int64_t c0, int64_t n) {
-    const int64_t C = v->shape[v->shape.rank - 1];
-    const int64_t blk = tensor::BlockElements(v->dtype);
-    if (!Sliceable(v->dtype) || c0 % blk != 0 || n % blk != 0) return Unsliceable(name, *v);
+    const int64_t C = v->shape[v->shape.rank - 1], R = v->shape[v->shape.rank - 2];
+    const int64_t blk = v->dtype == DType::kQ8R ? tensor::kQuantBlock : tensor::BlockElements(v->dtype);
+    const bool experts_pairs = v->dtype != DType::kQ4_0 || v->shape.rank == 2 || R % 2 == 0;
+    if (!Sliceable(v->dtype) || c0 % blk != 0 || n % blk != 0 || !experts_pairs) return Unsliceable(name, *v);
     const int64_t rows = v->NumElements() / C;
-    const size_t off = tensor::RowBytes(v->dtype, c0), len = tensor::RowBytes(v->dtype, n);
-    const size_t row_bytes = tensor::RowBytes(v->dtype, C);
     TensorView src = *v;
-    Add(v, n, [src, rows, off, len, row_bytes](uint8_t* dst) {
-      const auto* s = static_cast<const uint8_t*>(src.data);
-      for (int64_t r = 0; r < rows; ++r) std::memcpy(dst + r * len, s + r * row_bytes + off, len);
+    Add(v, n, [src, rows, C, c0, n](uint8_t* dst) {
+      CopyColumns(src.dtype, static_cast<const uint8_t*>(src.data), rows, C, c0, n, dst);
     });
     return OkStatus();
   }
   // *v [E, R, C] keeps, per leading index, the rows listed in `ranges` ({begin, count} each).
   Status Rows3(const std::string& name, TensorView* v, std::vector<std::pair<int64_t, int64_t>> ranges) {
-    if (!Sliceable(v->dtype)) return Unsliceable(name, *v);
     const int64_t E = v->shape[0], R = v->shape[1], C = v->shape[2];
+    bool aligned = Sliceable(v->dtype) && (v->dtype != DType::kQ4_0 || R % 2 == 0);
+    for (const auto& [b, c] : ranges) aligned = aligned && PairAligned(v->dtype, b, c, R) && (v->dtype != DType::kQ4_0 || c % 2 == 0);
+    if (!aligned) return Unsliceable(name, *v);
     int64_t kept = 0;
     for (const auto& [b, c] : ranges) kept += c;
     const size_t row_bytes = tensor::RowBytes(v->dtype, C);
@@ -114,7 +144,7 @@ class ColumnCopier {
 
 // *v [R, C] becomes the view of rows [r0, r0 + n).
 Status RowSlice(const std::string& name, TensorView* v, int64_t r0, int64_t n) {
-  if (!Sliceable(v->dtype)) return Unsliceable(name, *v);
+  if (!Sliceable(v->dtype) || !PairAligned(v->dtype, r0, n, v->shape[0])) return Unsliceable(name, *v);
   const int64_t C = v->shape[1];
   v->data = static_cast<uint8_t*>(v->data) + static_cast<size_t>(r0) * tensor::RowBytes(v->dtype, C);
   v->shape = tensor::Shape{n, C};
