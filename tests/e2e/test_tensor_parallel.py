@@ -15,6 +15,7 @@ import time
 import pytest
 
 import gemmad_e2e as e2e
+import media_util as mu
 
 MODEL = e2e.DEFAULT_REPO
 PROMPTS = ["Hello!", "Write a short poem about the sea.", "Count: one two three one two three one two",
@@ -92,6 +93,20 @@ def test_concurrent_and_streaming_requests_equal_one_process(plain, tp2):
                                              stream=True)
     text = "".join(c.choices[0].text for c in stream if c.choices)
     assert text == complete(plain, PROMPTS[1], max_tokens=40, temperature=0)
+
+
+def test_image_request_equals_one_process(plain, tp2):
+    # The vision tower runs on rank 0; its soft tokens travel to the other ranks with the step.
+    url = mu.data_url(mu.encode(mu.picture(320, 240, seed=3), "PNG"), "image/png")
+    messages = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": url}},
+                                             {"type": "text", "text": "Describe the picture."}]}]
+    out = []
+    for server in (plain, tp2):
+        r = server.client().chat.completions.create(model=MODEL, messages=messages, max_tokens=24, temperature=0,
+                                                    logprobs=True)
+        out.append(([t.token for t in r.choices[0].logprobs.content], r.usage.prompt_tokens))
+    assert out[1] == out[0]
+    assert out[0][1] > 200  # the image's soft tokens are in the prompt
 
 
 def test_seeded_sampling_equals_one_process(plain, tp2):
