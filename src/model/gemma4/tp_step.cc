@@ -49,6 +49,9 @@ class Reader {
     return true;
   }
   bool done() const { return pos_ == b_.size(); }
+  // Whether `n` items of at least `min_bytes` each can still follow (bounds a count before it
+  // sizes a vector).
+  bool Fits(uint64_t n, size_t min_bytes) const { return n <= (b_.size() - pos_) / min_bytes; }
 
  private:
   const std::vector<uint8_t>& b_;
@@ -100,23 +103,27 @@ Result<TpStep> DecodeTpStep(const std::vector<uint8_t>& bytes, int64_t hidden_si
   Reader r(bytes);
   uint32_t magic = 0;
   uint8_t stop = 0, dtype = 0, record = 0;
-  if (!r.Get(&magic) || magic != kMagic || !r.Get(&stop)) return Truncated();
+  if (!r.Get(&magic) || magic != kMagic || !r.Get(&stop) || stop > 1) return Truncated();
   TpStep s;
   s.stop = stop != 0;
   if (s.stop) return r.done() ? Result<TpStep>(std::move(s)) : Truncated();
-  if (!r.Get(&s.block_size) || !r.Get(&dtype) || !r.Get(&record) || !r.GetVec(&s.num_blocks)) return Truncated();
+  if (!r.Get(&s.block_size) || !r.Get(&dtype) || !r.Get(&record) || record > 1 ||
+      dtype > static_cast<uint8_t>(tensor::DType::kF8R) || !r.GetVec(&s.num_blocks)) {
+    return Truncated();
+  }
   s.kv_dtype = static_cast<tensor::DType>(dtype);
   s.record_hidden = record != 0;
   ForwardBatch& b = s.batch;
   uint64_t num_seqs = 0;
-  if (!r.GetVec(&b.token_ids) || !r.GetVec(&b.positions) || !r.Get(&num_seqs) || num_seqs > bytes.size()) {
+  // A sequence takes at least 48 bytes, a block table 8, an override 24.
+  if (!r.GetVec(&b.token_ids) || !r.GetVec(&b.positions) || !r.Get(&num_seqs) || !r.Fits(num_seqs, 48)) {
     return Truncated();
   }
   b.sequences.resize(num_seqs);
   for (SequenceInBatch& q : b.sequences) {
     uint64_t tables = 0;
     if (!r.Get(&q.token_begin) || !r.Get(&q.num_tokens) || !r.Get(&q.num_computed_tokens) ||
-        !r.GetVec(&q.logit_offsets) || !r.Get(&tables) || tables > bytes.size()) {
+        !r.GetVec(&q.logit_offsets) || !r.Get(&tables) || !r.Fits(tables, 8)) {
       return Truncated();
     }
     q.block_tables.resize(tables);
@@ -126,7 +133,7 @@ Result<TpStep> DecodeTpStep(const std::vector<uint8_t>& bytes, int64_t hidden_si
     if (!r.GetVec(&q.bidirectional_spans)) return Truncated();
   }
   uint64_t num_overrides = 0;
-  if (!r.Get(&num_overrides) || num_overrides > bytes.size()) return Truncated();
+  if (!r.Get(&num_overrides) || !r.Fits(num_overrides, 24)) return Truncated();
   std::vector<std::vector<float>> parts(num_overrides);
   b.embedding_overrides.resize(num_overrides);
   for (size_t i = 0; i < num_overrides; ++i) {
