@@ -44,7 +44,7 @@ class Reader {
     uint64_t n = 0;
     if (!Get(&n) || n > (b_.size() - pos_) / sizeof(T)) return false;
     v->resize(n);
-    std::memcpy(v->data(), b_.data() + pos_, n * sizeof(T));
+    if (n > 0) std::memcpy(v->data(), b_.data() + pos_, n * sizeof(T));  // an empty vector's data() may be null
     pos_ += n * sizeof(T);
     return true;
   }
@@ -139,7 +139,9 @@ Result<TpStep> DecodeTpStep(const std::vector<uint8_t>& bytes, int64_t hidden_si
   for (size_t i = 0; i < num_overrides; ++i) {
     EmbeddingOverride& o = b.embedding_overrides[i];
     if (!r.Get(&o.row) || !r.Get(&o.num_rows) || !r.GetVec(&parts[i]) ||
-        static_cast<int64_t>(parts[i].size()) != o.num_rows * hidden_size) {
+        o.num_rows < 0 || hidden_size <= 0 ||
+        parts[i].size() % static_cast<size_t>(hidden_size) != 0 ||
+        parts[i].size() / static_cast<size_t>(hidden_size) != static_cast<size_t>(o.num_rows)) {
       return Truncated();
     }
   }
