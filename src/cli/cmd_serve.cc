@@ -10,7 +10,6 @@
 #include <thread>
 
 #include "base/log.h"
-#include "dist/mpi_communicator.h"
 #include "cli/flag_help.h"
 #include "cli/flag_parser.h"
 #include "cli/serve_flags.h"
@@ -21,6 +20,7 @@
 #include "cli/subcommand.h"
 #include "cli/tensor_parallel.h"
 #include "cli/version.h"
+#include "io/hf_hub.h"
 
 namespace gemmad::cli {
 namespace {
@@ -56,25 +56,22 @@ int RunServe(const std::vector<std::string>& args) {
   }
   std::shared_ptr<dist::Communicator> tp;  // outlives `serving` (whose model uses it)
   if (o.tensor_parallel_size > 1) {
-    if (!dist::LaunchedByMpi()) {
-      // Resolve (download) the model once, before the ranks start, and refuse a size it cannot take.
-      auto served = LoadServeModel(o);
-      if (!served.ok()) return UsageError(served.status().message());
-      if (Status s = CheckTensorParallelSize(served->model_dir, o.tensor_parallel_size); !s.ok()) {
-        return UsageError(s.message());
-      }
-      std::vector<std::string> relaunch = {"serve"};
-      relaunch.insert(relaunch.end(), args.begin(), args.end());
-      return RunUnderMpirun(o.tensor_parallel_size, relaunch);
-    }
-    auto group = JoinTensorParallelGroup(o.tensor_parallel_size);
-    if (!group.ok()) {
-      GEMMAD_LOG_ERROR("{}", group.status().message());
+    // Resolved (downloaded) by the process that relaunches, before the ranks start; found in the
+    // cache by every rank after it.
+    auto dir = io::ResolveModelPath(o.model, o.revision, ServeHubSettings(o));
+    if (!dir.ok()) return UsageError(dir.status().message());
+    TensorParallelShard shard;
+    shard.model_dir = *dir;
+    shard.quantization = o.quantization;
+    shard.compute_dtype = o.compute_dtype;
+    std::vector<std::string> relaunch = {"serve"};
+    relaunch.insert(relaunch.end(), args.begin(), args.end());
+    const auto fail = [](const Status& s) {
+      if (s.code() == StatusCode::kInvalidArgument) return UsageError(s.message());
+      GEMMAD_LOG_ERROR("{}", s.message());
       return 1;
-    }
-    tp = std::move(*group);
-    if (tp->rank() != 0) return RunTensorParallelWorker(o, tp);
-    AnnounceRankZero();
+    };
+    if (auto exit_code = EnterTensorParallel(o.tensor_parallel_size, shard, relaunch, fail, &tp)) return *exit_code;
   }
   sigset_t signals = BlockShutdownSignals();
   StartFailure failure;

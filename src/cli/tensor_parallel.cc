@@ -12,13 +12,13 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <cstdlib>
 #include <thread>
 
 #include <fmt/ranges.h>
 
 #include "base/log.h"
-#include "cli/serve_model.h"
 #include "cli/shutdown_signals.h"
 #include "dist/cpu_bind.h"
 #include "dist/mpi_communicator.h"
@@ -195,17 +195,21 @@ int RunTensorParallelWorker(const TensorParallelShard& shard, std::shared_ptr<di
   return 0;
 }
 
-int RunTensorParallelWorker(const ServeOptions& o, std::shared_ptr<dist::Communicator> comm) {
-  auto dir = io::ResolveModelPath(o.model, o.revision, ServeHubSettings(o));
-  if (!dir.ok()) {
-    GEMMAD_LOG_ERROR("tensor parallel rank {}: {}", comm->rank(), dir.status().message());
-    return 1;
+std::optional<int> EnterTensorParallel(int n, const TensorParallelShard& shard, const std::vector<std::string>& relaunch,
+                                       const std::function<int(const Status&)>& fail,
+                                       std::shared_ptr<dist::Communicator>* comm) {
+  comm->reset();
+  if (n <= 1) return std::nullopt;
+  if (!dist::LaunchedByMpi()) {
+    if (Status s = CheckTensorParallelSize(shard.model_dir, n); !s.ok()) return fail(s);
+    return RunUnderMpirun(n, relaunch);
   }
-  TensorParallelShard shard;
-  shard.model_dir = *dir;
-  shard.quantization = o.quantization;
-  shard.compute_dtype = o.compute_dtype;
-  return RunTensorParallelWorker(shard, std::move(comm));
+  auto group = JoinTensorParallelGroup(n);
+  if (!group.ok()) return fail(group.status());
+  if ((*group)->rank() != 0) return RunTensorParallelWorker(shard, std::move(*group));
+  AnnounceRankZero();
+  *comm = std::move(*group);
+  return std::nullopt;
 }
 
 }  // namespace gemmad::cli

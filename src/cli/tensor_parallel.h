@@ -6,13 +6,13 @@
 // latency|throughput -tp N` do the same with the benchmark on rank 0 (cli/bench_tensor_parallel.h).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "base/result.h"
-#include "cli/serve_options.h"
 #include "dist/communicator.h"
 #include "model/gemma4/weight_quantization.h"
 #include "tensor/dtype.h"
@@ -54,8 +54,13 @@ struct TensorParallelShard {
 // stops them (its Model's destructor does). Returns the process exit code (0 when rank 0 ended
 // the group).
 int RunTensorParallelWorker(const TensorParallelShard& shard, std::shared_ptr<dist::Communicator> comm);
-// `gemmad serve`'s workers: --model resolved as serve resolves it (--revision, --download-dir,
-// --hf-token), with --quantization and --dtype.
-int RunTensorParallelWorker(const ServeOptions& o, std::shared_ptr<dist::Communicator> comm);
+// The tensor-parallel start of `gemmad serve` and `gemmad bench`, in every process it runs in.
+// n <= 1: nullopt, *comm null (one process). Not under MPI: refuses a size the model cannot split
+// (fail(status)), else runs `relaunch` under mpirun (RunUnderMpirun) and returns its exit code.
+// Under MPI: joins the group; ranks > 0 run RunTensorParallelWorker(shard) and return its exit
+// code; rank 0 gets *comm and nullopt (go on serving or benchmarking with it).
+std::optional<int> EnterTensorParallel(int n, const TensorParallelShard& shard, const std::vector<std::string>& relaunch,
+                                       const std::function<int(const Status&)>& fail,
+                                       std::shared_ptr<dist::Communicator>* comm);
 
 }  // namespace gemmad::cli

@@ -41,8 +41,7 @@ void Model::BroadcastStep(const ForwardBatch& batch, const KvCache& cache, bool 
   step.kv_dtype = cache.spec().groups.empty() ? tensor::DType::kBF16 : cache.spec().groups[0].dtype;
   for (int g = 0; g < cache.spec().num_groups(); ++g) step.num_blocks.push_back(cache.num_blocks(g));
   step.record_hidden = record_hidden;
-  step.batch = batch;
-  std::vector<uint8_t> bytes = EncodeTpStep(step, config().hidden_size);
+  std::vector<uint8_t> bytes = EncodeTpStep(step, batch, config().hidden_size);
   const Status s = comm_->BroadcastIdle(&bytes, 0);
   GEMMAD_CHECK(s.ok(), "tensor parallel: broadcasting a step failed: {}", s.ToString());
 }

@@ -63,6 +63,10 @@ Status Truncated() { return InvalidArgumentError("tensor parallel: truncated or 
 }  // namespace
 
 std::vector<uint8_t> EncodeTpStep(const TpStep& step, int64_t hidden_size) {
+  return EncodeTpStep(step, step.batch, hidden_size);
+}
+
+std::vector<uint8_t> EncodeTpStep(const TpStep& step, const ForwardBatch& b, int64_t hidden_size) {
   Writer w;
   w.Put(kMagic);
   w.Put<uint8_t>(step.stop ? 1 : 0);
@@ -71,7 +75,6 @@ std::vector<uint8_t> EncodeTpStep(const TpStep& step, int64_t hidden_size) {
   w.Put(static_cast<uint8_t>(step.kv_dtype));
   w.Put<uint8_t>(step.record_hidden ? 1 : 0);
   w.PutVec(step.num_blocks);
-  const ForwardBatch& b = step.batch;
   w.PutVec(b.token_ids);
   w.PutVec(b.positions);
   w.Put<uint64_t>(b.sequences.size());

@@ -25,7 +25,9 @@ struct TpStep {
   std::vector<float> override_data;  // [Σ override rows, hidden_size]
 };
 
-// hidden_size: the width of each embedding override row.
+// hidden_size: the width of each embedding override row. The first form encodes `batch` with the
+// other fields of `header` (whose own batch is ignored), so a step is sent without copying it.
+std::vector<uint8_t> EncodeTpStep(const TpStep& header, const ForwardBatch& batch, int64_t hidden_size);
 std::vector<uint8_t> EncodeTpStep(const TpStep& step, int64_t hidden_size);
 std::vector<uint8_t> EncodeTpStop();
 // InvalidArgument on a truncated or inconsistent message.
