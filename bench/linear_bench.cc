@@ -31,6 +31,7 @@
 // compared in the same session.
 // gemmad-bench-libs: gemmad_kernels
 #include <benchmark/benchmark.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -104,6 +105,11 @@ size_t RotateBytes() {
   return static_cast<size_t>(env != nullptr ? std::atoll(env) : 4096) << 20;
 }
 
+bool HugePages() {
+  const char* env = std::getenv("GEMMAD_BENCH_HUGE");
+  return env != nullptr && std::string(env) == "1";
+}
+
 k::ThreadPool& Pool(int threads) {
   static k::ThreadPool p1(1), p2(2);
   return threads == 1 ? p1 : p2;
@@ -120,7 +126,13 @@ WeightBuffer& Weights(size_t bytes) {
   static WeightBuffer buf;
   if (buf.bytes < bytes) {
     std::free(buf.data);
-    buf.data = static_cast<uint16_t*>(std::aligned_alloc(4096, bytes));
+    // GEMMAD_BENCH_HUGE=1: 2 MiB aligned and madvise(MADV_HUGEPAGE)d before the first touch, as
+    // bench_roofline's huge:1 buffer and as the model's weight mappings ask (io/mmap_file.h).
+    const bool huge = HugePages();
+    const size_t align = huge ? size_t{2} << 20 : 4096;
+    bytes = (bytes + align - 1) / align * align;
+    buf.data = static_cast<uint16_t*>(std::aligned_alloc(align, bytes));
+    if (huge) ::madvise(buf.data, bytes, MADV_HUGEPAGE);
     buf.bytes = bytes;
     buf.holds_bf16 = false;
   }

@@ -348,7 +348,9 @@ namespace {
 TEST(KernelParity, LinearIsBatchInvariant) {
   Rng rng(21);
   testing::ForEachKernelTable([&](const CpuKernelTable& t) {
-    for (int64_t in : {7, 64, 67}) {
+    // Row lengths around the bf16 tiles' 32-element pairs (a last block of <= 16 and of > 16) and
+    // past one 512-element slice of the batched tiles (chains carried between slices).
+    for (int64_t in : {7, 57, 64, 67, 1100}) {
       const int64_t out = 37;
       auto wf = testing::RandomFloats(rng, out * in);
       std::vector<float> wb_f;

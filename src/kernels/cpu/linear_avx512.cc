@@ -1,8 +1,9 @@
 // AVX-512 linear kernels (this file is compiled with -mavx512f -mavx512bw -mavx512vl -mavx512dq):
 // the AVX2 kernel's structure at 16 lanes per FMA. Four tokens share each weight load (4x2
-// tiles), a lone token runs four rows at once (1x4), rows are walked in L2-sized blocks, bf16 is
-// widened by a 16-bit shift. The last in % 16 elements are one masked load (zeros beyond the
-// row), so there is no scalar tail. Unaligned loads throughout.
+// tiles), a lone token runs four rows at once (1x4), rows are walked in L2-sized blocks. The last
+// in % 16 elements are one masked load (zeros beyond the row), so there is no scalar tail.
+// Unaligned loads throughout. bf16 rows are read in pair-split order (see PairSplit below): one
+// 64-byte load and one in-lane op per 16 weights, against activations permuted to match.
 // Include no header with inline code here beyond intrinsics and the registry's declarations.
 // GCC 12 reports the AVX-512 intrinsics' deliberately undefined pass-through operands
 // (_mm256_undefined_*) as uninitialised when they are inlined here (GCC bug 105593).
@@ -23,17 +24,57 @@ namespace gemmad::kernels {
 namespace {
 
 inline __m512 Load16(const float* p) { return _mm512_loadu_ps(p); }
-inline __m512 Load16(const uint16_t* p) {
-  __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
-}
 // The first `count` (< 16) elements, zeros above; masked-off elements are never read.
 inline __m512 LoadPart(const float* p, __mmask16 m) { return _mm512_maskz_loadu_ps(m, p); }
-inline __m512 LoadPart(const uint16_t* p, __mmask16 m) {
-  __m256i h = _mm256_maskz_loadu_epi16(m, p);
-  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
-}
 inline __mmask16 TailMask(int64_t count) { return static_cast<__mmask16>((1u << count) - 1u); }
+
+// PairSplit order for bf16 rows. A 64-byte load holds 32 bf16 weights w[i..i+31] as 16 pairs;
+// each 32-bit lane k is w[i+2k] in its low half and w[i+2k+1] in its high half, so one in-lane op
+// gives each half as f32: lane << 16 is w[i+2k], lane & 0xffff0000 is w[i+2k+1] (bf16 is the top
+// half of an f32). Widening with a lane-crossing zero-extension instead costs a shuffle, a shift
+// and a 32-byte load per 16 weights, and on AMD Zen 4 kept the batch-1 tile below the read
+// ceiling (docs/cpu-performance.md §17). The activations are permuted to match, once per call:
+// per block of 32, x'[i+k] = x[i+2k] and x'[i+16+k] = x[i+2k+1] (k < 16), zero past the row, the
+// rows padded to a multiple of 32 (PermuteActs). Every bf16 tile (1x4, 4x2, 1x1, and the 4x6 f32
+// tiles over a row block widened in this order) then accumulates lane k over the same sequence,
+// x'·even then x'·odd per block, so outputs stay batch-invariant; against the f32 path only the
+// order of the sums differs.
+inline int64_t PaddedIn(int64_t in) { return (in + 31) / 32 * 32; }
+inline void SplitPairs(__m512i v, __m512* even, __m512* odd) {
+  *even = _mm512_castsi512_ps(_mm512_slli_epi32(v, 16));
+  *odd = _mm512_castsi512_ps(_mm512_and_si512(v, _mm512_set1_epi32(static_cast<int>(0xffff0000u))));
+}
+inline void LoadPairs(const uint16_t* p, __m512* even, __m512* odd) { SplitPairs(_mm512_loadu_si512(p), even, odd); }
+// The first `count` (< 32) weights, zeros above; masked-off weights are never read.
+inline void LoadPairsPart(const uint16_t* p, int64_t count, __m512* even, __m512* odd) {
+  SplitPairs(_mm512_maskz_loadu_epi16(static_cast<__mmask32>((uint64_t{1} << count) - 1u), p), even, odd);
+}
+// The de-interleave of one block of 32 activations (k < 16): even = x[2k], odd = x[2k+1].
+inline void DeinterleaveActs(__m512 lo, __m512 hi, __m512* even, __m512* odd) {
+  const __m512i ie = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+  const __m512i io = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+  *even = _mm512_permutex2var_ps(lo, ie, hi);
+  *odd = _mm512_permutex2var_ps(lo, io, hi);
+}
+// x [n, in] -> xp [n, PaddedIn(in)] in PairSplit order.
+void PermuteActs(const float* x, int64_t n, int64_t in, float* xp) {
+  const int64_t ldp = PaddedIn(in);
+  for (int64_t t = 0; t < n; ++t) {
+    const float* xt = x + t * in;
+    float* pt = xp + t * ldp;
+    for (int64_t i = 0; i < ldp; i += 32) {
+      const int64_t left = in - i;
+      const __m512 lo = left >= 16 ? _mm512_loadu_ps(xt + i) : _mm512_maskz_loadu_ps(TailMask(left), xt + i);
+      const __m512 hi = left >= 32   ? _mm512_loadu_ps(xt + i + 16)
+                        : left > 16 ? _mm512_maskz_loadu_ps(TailMask(left - 16), xt + i + 16)
+                                    : _mm512_setzero_ps();
+      __m512 e, o;
+      DeinterleaveActs(lo, hi, &e, &o);
+      _mm512_storeu_ps(pt + i, e);
+      _mm512_storeu_ps(pt + i + 16, o);
+    }
+  }
+}
 
 // Lane sums of four accumulators, [Σa, Σb, Σc, Σd]: the two 256-bit halves are added lane-wise
 // (l_i + l_{i+8}) and the eight sums reduced as ((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)). Every dot
@@ -53,23 +94,19 @@ inline float Hsum1(__m512 a) { return _mm_cvtss_f32(Hsum4(a, a, a, a)); }
 // so the prefetch reaches into the next rows. Their defaults (16 KB / 4 KB ahead into L1) were
 // measured on an Intel Xeon (docs/cpu-performance.md): vs no prefetch +16-18% on q_full,
 // gate_up_2x, lm_head; E2B bf16 decode at 86.9% of the read roofline.
-// One token against four weight rows: four independent FMA chains.
-template <typename W>
-inline void Dot1x4(const float* x, int64_t in, const W* w0, const W* w1, const W* w2, const W* w3,
+// One token against four f32 weight rows: four independent FMA chains.
+inline void Dot1x4(const float* x, int64_t in, const float* w0, const float* w1, const float* w2, const float* w3,
                    float* out) {
   __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
   int64_t i = 0;
   // Prefetch ahead in each row's stream (one line per 64 bytes read).
   const StreamParams& sp = ActiveStreamParams();
-  const int64_t ahead = AheadBytes(sp, in * static_cast<int64_t>(sizeof(W))) / static_cast<int64_t>(sizeof(W));
-  constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(W));
+  const int64_t ahead = AheadBytes(sp, in * 4) / 4;
   for (; i + 16 <= in; i += 16) {
-    if (i % kLine == 0) {
-      PrefetchAt(w0 + i + ahead, sp.level);
-      PrefetchAt(w1 + i + ahead, sp.level);
-      PrefetchAt(w2 + i + ahead, sp.level);
-      PrefetchAt(w3 + i + ahead, sp.level);
-    }
+    PrefetchAt(w0 + i + ahead, sp.level);
+    PrefetchAt(w1 + i + ahead, sp.level);
+    PrefetchAt(w2 + i + ahead, sp.level);
+    PrefetchAt(w3 + i + ahead, sp.level);
     __m512 xv = Load16(x + i);
     a0 = _mm512_fmadd_ps(xv, Load16(w0 + i), a0);
     a1 = _mm512_fmadd_ps(xv, Load16(w1 + i), a1);
@@ -87,25 +124,59 @@ inline void Dot1x4(const float* x, int64_t in, const W* w0, const W* w1, const W
   _mm_storeu_ps(out, Hsum4(a0, a1, a2, a3));
 }
 
-// Four tokens against two weight rows: eight chains, each weight vector widened once for four
-// tokens. out[k * 2 + r] = token k · row r.
-template <typename W>
-inline void Dot4x2(const float* x, int64_t in, const W* w0, const W* w1, float* out) {
+// The same for bf16 rows in PairSplit order: xp is the token's permuted activations
+// (PaddedIn(in) of them). One 64-byte line per row and step, so one prefetch each.
+inline void Dot1x4(const float* xp, int64_t in, const uint16_t* w0, const uint16_t* w1, const uint16_t* w2,
+                   const uint16_t* w3, float* out) {
+  __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+  const StreamParams& sp = ActiveStreamParams();
+  const int64_t ahead = AheadBytes(sp, in * 2) / 2;
+  int64_t i = 0;
+  __m512 e, o;
+  for (; i + 32 <= in; i += 32) {
+    PrefetchAt(w0 + i + ahead, sp.level);
+    PrefetchAt(w1 + i + ahead, sp.level);
+    PrefetchAt(w2 + i + ahead, sp.level);
+    PrefetchAt(w3 + i + ahead, sp.level);
+    const __m512 xe = Load16(xp + i), xo = Load16(xp + i + 16);
+    LoadPairs(w0 + i, &e, &o);
+    a0 = _mm512_fmadd_ps(xo, o, _mm512_fmadd_ps(xe, e, a0));
+    LoadPairs(w1 + i, &e, &o);
+    a1 = _mm512_fmadd_ps(xo, o, _mm512_fmadd_ps(xe, e, a1));
+    LoadPairs(w2 + i, &e, &o);
+    a2 = _mm512_fmadd_ps(xo, o, _mm512_fmadd_ps(xe, e, a2));
+    LoadPairs(w3 + i, &e, &o);
+    a3 = _mm512_fmadd_ps(xo, o, _mm512_fmadd_ps(xe, e, a3));
+  }
+  if (i < in) {
+    const __m512 xe = Load16(xp + i), xo = Load16(xp + i + 16);
+    LoadPairsPart(w0 + i, in - i, &e, &o);
+    a0 = _mm512_fmadd_ps(xo, o, _mm512_fmadd_ps(xe, e, a0));
+    LoadPairsPart(w1 + i, in - i, &e, &o);
+    a1 = _mm512_fmadd_ps(xo, o, _mm512_fmadd_ps(xe, e, a1));
+    LoadPairsPart(w2 + i, in - i, &e, &o);
+    a2 = _mm512_fmadd_ps(xo, o, _mm512_fmadd_ps(xe, e, a2));
+    LoadPairsPart(w3 + i, in - i, &e, &o);
+    a3 = _mm512_fmadd_ps(xo, o, _mm512_fmadd_ps(xe, e, a3));
+  }
+  _mm_storeu_ps(out, Hsum4(a0, a1, a2, a3));
+}
+
+// Four tokens (activations ldx apart) against two f32 weight rows: eight chains, each weight
+// vector loaded once for four tokens. out[k * 2 + r] = token k · row r.
+inline void Dot4x2(const float* x, int64_t ldx, int64_t in, const float* w0, const float* w1, float* out) {
   __m512 a[8];
   for (auto& v : a) v = _mm512_setzero_ps();
   int64_t i = 0;
   // The first token group streams the rows from memory: prefetch ahead as Dot1x4 does.
   const StreamParams& sp = ActiveStreamParams();
-  const int64_t ahead = AheadBytes(sp, in * static_cast<int64_t>(sizeof(W))) / static_cast<int64_t>(sizeof(W));
-  constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(W));
+  const int64_t ahead = AheadBytes(sp, in * 4) / 4;
   for (; i + 16 <= in; i += 16) {
-    if (i % kLine == 0) {
-      PrefetchAt(w0 + i + ahead, sp.level);
-      PrefetchAt(w1 + i + ahead, sp.level);
-    }
+    PrefetchAt(w0 + i + ahead, sp.level);
+    PrefetchAt(w1 + i + ahead, sp.level);
     __m512 v0 = Load16(w0 + i), v1 = Load16(w1 + i);
     for (int k = 0; k < 4; ++k) {
-      __m512 xv = Load16(x + k * in + i);
+      __m512 xv = Load16(x + k * ldx + i);
       a[k * 2] = _mm512_fmadd_ps(xv, v0, a[k * 2]);
       a[k * 2 + 1] = _mm512_fmadd_ps(xv, v1, a[k * 2 + 1]);
     }
@@ -114,7 +185,7 @@ inline void Dot4x2(const float* x, int64_t in, const W* w0, const W* w1, float* 
     const __mmask16 m = TailMask(in - i);
     __m512 v0 = LoadPart(w0 + i, m), v1 = LoadPart(w1 + i, m);
     for (int k = 0; k < 4; ++k) {
-      __m512 xv = LoadPart(x + k * in + i, m);
+      __m512 xv = LoadPart(x + k * ldx + i, m);
       a[k * 2] = _mm512_fmadd_ps(xv, v0, a[k * 2]);
       a[k * 2 + 1] = _mm512_fmadd_ps(xv, v1, a[k * 2 + 1]);
     }
@@ -123,15 +194,77 @@ inline void Dot4x2(const float* x, int64_t in, const W* w0, const W* w1, float* 
   _mm_storeu_ps(out + 4, Hsum4(a[4], a[5], a[6], a[7]));
 }
 
+// The same for bf16 rows in PairSplit order (permuted activations ldx apart).
+inline void Dot4x2(const float* xp, int64_t ldx, int64_t in, const uint16_t* w0, const uint16_t* w1, float* out) {
+  __m512 a[8];
+  for (auto& v : a) v = _mm512_setzero_ps();
+  const StreamParams& sp = ActiveStreamParams();
+  const int64_t ahead = AheadBytes(sp, in * 2) / 2;
+  for (int64_t i = 0; i < in; i += 32) {
+    __m512 e0, o0, e1, o1;
+    if (i + 32 <= in) {
+      PrefetchAt(w0 + i + ahead, sp.level);
+      PrefetchAt(w1 + i + ahead, sp.level);
+      LoadPairs(w0 + i, &e0, &o0);
+      LoadPairs(w1 + i, &e1, &o1);
+    } else {
+      LoadPairsPart(w0 + i, in - i, &e0, &o0);
+      LoadPairsPart(w1 + i, in - i, &e1, &o1);
+    }
+    for (int k = 0; k < 4; ++k) {
+      const __m512 xe = Load16(xp + k * ldx + i), xo = Load16(xp + k * ldx + i + 16);
+      a[k * 2] = _mm512_fmadd_ps(xo, o0, _mm512_fmadd_ps(xe, e0, a[k * 2]));
+      a[k * 2 + 1] = _mm512_fmadd_ps(xo, o1, _mm512_fmadd_ps(xe, e1, a[k * 2 + 1]));
+    }
+  }
+  _mm_storeu_ps(out, Hsum4(a[0], a[1], a[2], a[3]));
+  _mm_storeu_ps(out + 4, Hsum4(a[4], a[5], a[6], a[7]));
+}
+
 // One token against one row (leftover rows).
-template <typename W>
-inline float Dot1x1(const float* x, int64_t in, const W* wr) {
+inline float Dot1x1(const float* x, int64_t in, const float* wr) {
   __m512 a = _mm512_setzero_ps();
   int64_t i = 0;
   for (; i + 16 <= in; i += 16) a = _mm512_fmadd_ps(Load16(x + i), Load16(wr + i), a);
   if (i < in) {
     const __mmask16 m = TailMask(in - i);
     a = _mm512_fmadd_ps(LoadPart(x + i, m), LoadPart(wr + i, m), a);
+  }
+  return Hsum1(a);
+}
+inline float Dot1x1(const float* xp, int64_t in, const uint16_t* wr) {
+  __m512 a = _mm512_setzero_ps();
+  for (int64_t i = 0; i < in; i += 32) {
+    __m512 e, o;
+    if (i + 32 <= in) {
+      LoadPairs(wr + i, &e, &o);
+    } else {
+      LoadPairsPart(wr + i, in - i, &e, &o);
+    }
+    a = _mm512_fmadd_ps(Load16(xp + i + 16), o, _mm512_fmadd_ps(Load16(xp + i), e, a));
+  }
+  return Hsum1(a);
+}
+
+// Dot1x1 with the activations in their own order. For bf16 they are permuted block by block on
+// the fly (the same sums as Dot1x1 against PermuteActs' output): a lone token's leftover rows, and
+// every row when no scratch could be allocated.
+inline float Dot1x1Unpermuted(const float* x, int64_t in, const float* wr) { return Dot1x1(x, in, wr); }
+inline float Dot1x1Unpermuted(const float* x, int64_t in, const uint16_t* wr) {
+  __m512 a = _mm512_setzero_ps();
+  for (int64_t i = 0; i < in; i += 32) {
+    const int64_t left = in - i;
+    __m512 e, o, xe, xo;
+    if (left >= 32) {
+      LoadPairs(wr + i, &e, &o);
+      DeinterleaveActs(_mm512_loadu_ps(x + i), _mm512_loadu_ps(x + i + 16), &xe, &xo);
+    } else {
+      LoadPairsPart(wr + i, left, &e, &o);
+      const __m512 lo = left >= 16 ? _mm512_loadu_ps(x + i) : _mm512_maskz_loadu_ps(TailMask(left), x + i);
+      const __m512 hi = left > 16 ? _mm512_maskz_loadu_ps(TailMask(left - 16), x + i + 16) : _mm512_setzero_ps();
+      DeinterleaveActs(lo, hi, &xe, &xo);
+    }
+    a = _mm512_fmadd_ps(xo, o, _mm512_fmadd_ps(xe, e, a));
   }
   return Hsum1(a);
 }
@@ -198,8 +331,9 @@ inline void DotTile(const float* x, int64_t in, int64_t k0, int64_t len, const f
   }
 }
 
-// Per-thread scratch (a row block of bf16 weights widened to f32, the tiles' chains between
-// element slices), malloc'd: no library template may be instantiated in this ISA-flagged file.
+// Per-thread scratch (bf16 activations in PairSplit order, a row block of bf16 weights widened to
+// f32, the tiles' chains between element slices), malloc'd: no library template may be
+// instantiated in this ISA-flagged file.
 // Only grows; freed at thread exit.
 struct Scratch {
   float* p = nullptr;
@@ -216,11 +350,24 @@ struct Scratch {
   }
 };
 
-// rows * in bf16 values to f32: the same bits Load16 produces.
-void WidenRows(const uint16_t* w, int64_t count, float* out) {
-  int64_t i = 0;
-  for (; i + 16 <= count; i += 16) _mm512_store_ps(out + i, Load16(w + i));
-  if (i < count) _mm512_mask_storeu_ps(out + i, TailMask(count - i), LoadPart(w + i, TailMask(count - i)));
+// Rows [0, rows) of bf16 (row stride in) to f32 in PairSplit order, row stride PaddedIn(in) (zeros
+// past the row): the f32 tiles over it give the bf16 tiles' sums.
+void WidenRowsPairSplit(const uint16_t* w, int64_t rows, int64_t in, float* out) {
+  const int64_t ldp = PaddedIn(in);
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint16_t* wr = w + r * in;
+    float* dst = out + r * ldp;
+    for (int64_t i = 0; i < in; i += 32) {
+      __m512 e, o;
+      if (i + 32 <= in) {
+        LoadPairs(wr + i, &e, &o);
+      } else {
+        LoadPairsPart(wr + i, in - i, &e, &o);
+      }
+      _mm512_store_ps(dst + i, e);
+      _mm512_store_ps(dst + i + 16, o);
+    }
+  }
 }
 
 constexpr int kTileT = 4, kTileR = 6;
@@ -235,34 +382,43 @@ constexpr int64_t kRowBlockBytes = int64_t{512} << 10, kTokenBlockBytes = int64_
 
 // The tiles of a row block [ob, oe) whose row r is at wb + (r - ob) * in: groups of four tokens
 // take rows [o_grouped, oe) in pairs (4x2, a lone last row 1x1), the remaining 0-3 tokens take
-// all rows [ob, oe) in fours (1x4).
+// all rows [ob, oe) in fours (1x4). Token t's activations are at x + t * ldx (ldx = in for f32
+// rows, PaddedIn(in) for bf16 rows, whose activations are in PairSplit order) and, in their own
+// order, at x_raw + t * in (the same as x for f32): the 0-3 tokens' leftover rows read those
+// (Dot1x1Unpermuted for bf16, so the no-scratch path's sums are the ones every test checks).
 template <typename W>
-void SmallTiles(const float* x, int64_t n, int64_t in, const W* wb, int64_t ob, int64_t o_grouped, int64_t oe,
-                float* y, int64_t ldy) {
+void SmallTiles(const float* x, int64_t ldx, const float* x_raw, int64_t n, int64_t in, const W* wb, int64_t ob,
+                int64_t o_grouped, int64_t oe, float* y, int64_t ldy) {
   int64_t t = 0;
   for (; t + 4 <= n; t += 4) {
-    const float* xt = x + t * in;
+    const float* xt = x + t * ldx;
     int64_t o = o_grouped;
     float r[8];
     for (; o + 2 <= oe; o += 2) {
-      Dot4x2(xt, in, wb + (o - ob) * in, wb + (o + 1 - ob) * in, r);
+      Dot4x2(xt, ldx, in, wb + (o - ob) * in, wb + (o + 1 - ob) * in, r);
       for (int k = 0; k < 4; ++k) {
         y[(t + k) * ldy + o] = r[k * 2];
         y[(t + k) * ldy + o + 1] = r[k * 2 + 1];
       }
     }
     for (; o < oe; ++o) {
-      for (int k = 0; k < 4; ++k) y[(t + k) * ldy + o] = Dot1x1(xt + k * in, in, wb + (o - ob) * in);
+      for (int k = 0; k < 4; ++k) y[(t + k) * ldy + o] = Dot1x1(xt + k * ldx, in, wb + (o - ob) * in);
     }
   }
+  // The 1x4 tiles take one row from each quarter of the block (QuarterStreams), so the weights
+  // are read as four long sequential streams.
+  const int64_t q = QuarterStreams(oe - ob);
   for (; t < n; ++t) {
-    const float* xt = x + t * in;
-    int64_t o = ob;
-    for (; o + 4 <= oe; o += 4) {
-      const W* w0 = wb + (o - ob) * in;
-      Dot1x4(xt, in, w0, w0 + in, w0 + 2 * in, w0 + 3 * in, y + t * ldy + o);
+    const float* xt = x + t * ldx;
+    for (int64_t j = 0; j < q; ++j) {
+      const W* w0 = wb + j * in;
+      float r[4];
+      Dot1x4(xt, in, w0, w0 + q * in, w0 + 2 * q * in, w0 + 3 * q * in, r);
+      for (int k = 0; k < 4; ++k) y[t * ldy + ob + j + k * q] = r[k];
     }
-    for (; o < oe; ++o) y[t * ldy + o] = Dot1x1(xt, in, wb + (o - ob) * in);
+    for (int64_t o = ob + 4 * q; o < oe; ++o) {
+      y[t * ldy + o] = Dot1x1Unpermuted(x_raw + t * in, in, wb + (o - ob) * in);
+    }
   }
 }
 
@@ -285,63 +441,79 @@ void BlockF32(const float* x, int64_t n, int64_t in, const float* wf, int64_t ob
       }
     }
   }
-  SmallTiles(x, n, in, wf, ob, o0, oe, y, ldy);
+  SmallTiles(x, in, x, n, in, wf, ob, o0, oe, y, ldy);
 }
 
-template <typename W>
-void LinearAvx512(const float* x, int64_t n, int64_t in, const W* w, int64_t o_begin, int64_t o_end,
-                  float* y, int64_t ldy) {
-  // Batches: rows in L2 blocks of f32 (bf16 rows widened into per-thread scratch once per block),
-  // tokens in blocks whose activations stay in L2 beside them, all of a token block against one
-  // row block before the next. Without the scratch (allocation failed) the small tiles run.
-  if (n >= (sizeof(W) == 4 ? kTileT : kWidenMinTokens)) {
-    const int64_t rows = kRowBlockBytes / (in * 4) / kTileR * kTileR;
-    const int64_t row_block = rows < kTileR ? kTileR : rows;
-    const int64_t tokens = kTokenBlockBytes / (in * 4) / kTileT * kTileT;
-    const int64_t token_block = tokens < kTileT ? kTileT : tokens;
-    thread_local Scratch chains, widened;
-    __m512* acc = nullptr;
-    if (in > kSlice) {
-      const int64_t most = (n < token_block ? n : token_block) / kTileT;
-      acc = reinterpret_cast<__m512*>(chains.Get(most * kTileT * kTileR * 16));
-    }
-    float* wf = nullptr;
-    if constexpr (sizeof(W) == 2) wf = widened.Get(row_block * in);
-    if ((in <= kSlice || acc != nullptr) && (sizeof(W) == 4 || wf != nullptr)) {
-      for (int64_t ob = o_begin; ob < o_end; ob += row_block) {
-        const int64_t oe = ob + row_block < o_end ? ob + row_block : o_end;
-        const float* block = nullptr;
-        if constexpr (sizeof(W) == 2) {
-          WidenRows(w + ob * in, (oe - ob) * in, wf);
-          block = wf;
-        } else {
-          block = w + ob * in;
-        }
-        for (int64_t t0 = 0; t0 < n; t0 += token_block) {
-          const int64_t nt = n - t0 < token_block ? n - t0 : token_block;
-          BlockF32(x + t0 * in, nt, in, block, ob, oe, acc, y + t0 * ldy, ldy);
-        }
-      }
-      return;
-    }
+// Batches of f32 rows (in = the row stride, x [n, in]): rows in L2 blocks, tokens in blocks whose
+// activations stay in L2 beside them, all of a token block against one row block before the
+// next. For bf16, `rows_f32` widens a row block into `wf` first (PairSplit order, in padded).
+// False when the chains' scratch cannot be allocated (the caller runs the small tiles).
+template <typename Widen>
+bool BatchedF32(const float* x, int64_t n, int64_t in, const float* w, float* wf, Widen widen, int64_t o_begin,
+                int64_t o_end, float* y, int64_t ldy) {
+  const int64_t rows = kRowBlockBytes / (in * 4) / kTileR * kTileR;
+  const int64_t row_block = rows < kTileR ? kTileR : rows;
+  const int64_t tokens = kTokenBlockBytes / (in * 4) / kTileT * kTileT;
+  const int64_t token_block = tokens < kTileT ? kTileT : tokens;
+  thread_local Scratch chains;
+  __m512* acc = nullptr;
+  if (in > kSlice) {
+    const int64_t most = (n < token_block ? n : token_block) / kTileT;
+    acc = reinterpret_cast<__m512*>(chains.Get(most * kTileT * kTileR * 16));
+    if (acc == nullptr) return false;
   }
-  // As in linear_avx2.cc: the small tiles over row blocks whose weights stay in L2 between the
-  // token groups.
-  const int64_t by_l2 = (int64_t{128} << 10) / (in * static_cast<int64_t>(sizeof(W)));
-  const int64_t row_block = by_l2 < 2 ? 2 : by_l2;
   for (int64_t ob = o_begin; ob < o_end; ob += row_block) {
     const int64_t oe = ob + row_block < o_end ? ob + row_block : o_end;
-    SmallTiles(x, n, in, w + ob * in, ob, ob, oe, y, ldy);
+    const float* block = w != nullptr ? w + ob * in : wf;
+    if (w == nullptr) widen(ob, oe, wf);
+    for (int64_t t0 = 0; t0 < n; t0 += token_block) {
+      const int64_t nt = n - t0 < token_block ? n - t0 : token_block;
+      BlockF32(x + t0 * in, nt, in, block, ob, oe, acc, y + t0 * ldy, ldy);
+    }
+  }
+  return true;
+}
+
+// Row blocks whose weights stay in L2 between the token groups, the small tiles on each (as in
+// linear_avx2.cc). A lone token reads every row once: one block, so its four streams are as long
+// as the range allows.
+template <typename W>
+void SmallTileBlocks(const float* x, int64_t ldx, const float* x_raw, int64_t n, int64_t in, const W* w,
+                     int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
+  const int64_t by_l2 = (int64_t{128} << 10) / (in * static_cast<int64_t>(sizeof(W)));
+  const int64_t row_block = n == 1 ? o_end - o_begin : by_l2 < 2 ? 2 : by_l2;
+  for (int64_t ob = o_begin; ob < o_end; ob += row_block) {
+    const int64_t oe = ob + row_block < o_end ? ob + row_block : o_end;
+    SmallTiles(x, ldx, x_raw, n, in, w + ob * in, ob, ob, oe, y, ldy);
   }
 }
 
 void LinearF32Avx512(const float* x, int64_t n, int64_t in, const float* w, int64_t o_begin, int64_t o_end,
                      float* y, int64_t ldy) {
-  LinearAvx512(x, n, in, w, o_begin, o_end, y, ldy);
+  auto no_widen = [](int64_t, int64_t, float*) {};
+  if (n >= kTileT && BatchedF32(x, n, in, w, nullptr, no_widen, o_begin, o_end, y, ldy)) return;
+  SmallTileBlocks(x, in, x, n, in, w, o_begin, o_end, y, ldy);
 }
+
 void LinearBf16Avx512(const float* x, int64_t n, int64_t in, const uint16_t* w, int64_t o_begin,
                       int64_t o_end, float* y, int64_t ldy) {
-  LinearAvx512(x, n, in, w, o_begin, o_end, y, ldy);
+  thread_local Scratch permuted, widened;
+  const int64_t ldp = PaddedIn(in);
+  float* xp = permuted.Get(n * ldp);
+  if (xp == nullptr) {  // no scratch: row by row with the activations permuted on the fly (same sums)
+    for (int64_t t = 0; t < n; ++t) {
+      for (int64_t o = o_begin; o < o_end; ++o) y[t * ldy + o] = Dot1x1Unpermuted(x + t * in, in, w + o * in);
+    }
+    return;
+  }
+  PermuteActs(x, n, in, xp);
+  if (n >= kWidenMinTokens) {
+    const int64_t rows = kRowBlockBytes / (ldp * 4) / kTileR * kTileR;
+    float* wf = widened.Get((rows < kTileR ? kTileR : rows) * ldp);
+    auto widen = [&](int64_t ob, int64_t oe, float* out) { WidenRowsPairSplit(w + ob * in, oe - ob, in, out); };
+    if (wf != nullptr && BatchedF32(xp, n, ldp, nullptr, wf, widen, o_begin, o_end, y, ldy)) return;
+  }
+  SmallTileBlocks(xp, ldp, x, n, in, w, o_begin, o_end, y, ldy);
 }
 // The file is compiled with F, BW, VL and DQ enabled, so all four are required (and AVX2+FMA
 // for the table's AVX2 quantized entries).

@@ -114,8 +114,10 @@ void LinearQ8RAvx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in,
   const int64_t nb = in / kBlock;
   const size_t stride = Stride(in);
   const auto row = [&](int64_t o) { return w + static_cast<size_t>(o) * stride; };
+  // Row blocks keep the weights that several tokens read in L2; a lone token reads every row once:
+  // one block, so its four streams are as long as the range allows.
   const int64_t by_l2 = static_cast<int64_t>((size_t{128} << 10) / stride);
-  const int64_t row_block = by_l2 < 4 ? 4 : by_l2;
+  const int64_t row_block = n == 1 ? o_end - o_begin : by_l2 < 4 ? 4 : by_l2;
   float r[16];
   for (int64_t ob = o_begin; ob < o_end; ob += row_block) {
     const int64_t oe = ob + row_block < o_end ? ob + row_block : o_end;
@@ -137,15 +139,18 @@ void LinearQ8RAvx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in,
         for (int k = 0; k < 4; ++k) y[(t + k) * ldy + o] = r[k];
       }
     }
+    // The 1x4 tiles take one row from each quarter of the block: four sequential streams.
+    const int64_t qr = QuarterStreams(oe - ob);
     for (; t < n; ++t) {
       const int8_t* qt = q + t * in;
       const float* dt = d + t * nb;
-      int64_t o = ob;
-      for (; o + 4 <= oe; o += 4) {
-        const uint8_t* rows[4] = {row(o), row(o + 1), row(o + 2), row(o + 3)};
-        Tile<1, 4>(qt, dt, in, nb, rows, y + t * ldy + o);
+      for (int64_t j = 0; j < qr; ++j) {
+        const int64_t o = ob + j;
+        const uint8_t* rows[4] = {row(o), row(o + qr), row(o + 2 * qr), row(o + 3 * qr)};
+        Tile<1, 4>(qt, dt, in, nb, rows, r);
+        for (int k = 0; k < 4; ++k) y[t * ldy + o + k * qr] = r[k];
       }
-      for (; o < oe; ++o) {
+      for (int64_t o = ob + 4 * qr; o < oe; ++o) {
         const uint8_t* rows[1] = {row(o)};
         Tile<1, 1>(qt, dt, in, nb, rows, y + t * ldy + o);
       }
