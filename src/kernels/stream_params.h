@@ -26,7 +26,13 @@ struct StreamParams {
   int64_t ahead_short_int8 = 8192;
   int64_t ahead_long = 4096;
   int64_t long_row_bytes = 8192;
+  // The level of the Q4_0 tiles, the GGUF block kernels and the FP8 tiles.
   PrefetchLevel level = PrefetchLevel::kL1;
+  // The levels of the bf16 (and f32) tiles and of the int8 (Q8_R) tiles: those convert a weight
+  // with few instructions, so with their rows read as four sequential streams the hardware
+  // prefetchers alone can keep up where the 4-bit tiles still need the software prefetch.
+  PrefetchLevel level_bf16 = PrefetchLevel::kL1;
+  PrefetchLevel level_int8 = PrefetchLevel::kL1;
 };
 
 // The active parameters (the defaults above until SetStreamParams). Kernels read them once per call.

@@ -93,11 +93,16 @@ Result<StreamParams> ParseStreamParams(std::string_view spec, const StreamParams
     const size_t eq = item.find('=');
     if (eq == std::string_view::npos) return InvalidArgumentError("expected key=value, got '" + std::string(item) + "'");
     const std::string_view key = item.substr(0, eq), value = item.substr(eq + 1);
-    if (key == "level") {
-      if (value == "off") p.level = PrefetchLevel::kOff;
-      else if (value == "l1") p.level = PrefetchLevel::kL1;
-      else if (value == "l2") p.level = PrefetchLevel::kL2;
-      else return InvalidArgumentError("level must be off, l1 or l2, got '" + std::string(value) + "'");
+    if (key == "level" || key == "level_bf16" || key == "level_int8") {
+      PrefetchLevel level;
+      if (value == "off") level = PrefetchLevel::kOff;
+      else if (value == "l1") level = PrefetchLevel::kL1;
+      else if (value == "l2") level = PrefetchLevel::kL2;
+      else return InvalidArgumentError(std::string(key) + " must be off, l1 or l2, got '" + std::string(value) + "'");
+      // `level` sets all three; a later level_bf16 / level_int8 sets its own.
+      if (key != "level_int8") p.level_bf16 = level;
+      if (key != "level_bf16") p.level_int8 = level;
+      if (key == "level") p.level = level;
       continue;
     }
     int64_t* field = key == "ahead_short"        ? &p.ahead_short
@@ -107,7 +112,7 @@ Result<StreamParams> ParseStreamParams(std::string_view spec, const StreamParams
                                            : nullptr;
     if (field == nullptr) {
       return InvalidArgumentError("unknown key '" + std::string(key) +
-                                  "' (ahead_short, ahead_short_int8, ahead_long, long_row, level)");
+                                  "' (ahead_short, ahead_short_int8, ahead_long, long_row, level, level_bf16, level_int8)");
     }
     if (!ParseBytes(value, field)) {
       return InvalidArgumentError("'" + std::string(key) + "' must be a byte count up to 1M, got '" + std::string(value) + "'");
@@ -119,14 +124,18 @@ Result<StreamParams> ParseStreamParams(std::string_view spec, const StreamParams
 std::string FormatStreamParams(const StreamParams& p) {
   return "ahead_short=" + std::to_string(p.ahead_short) + ",ahead_short_int8=" + std::to_string(p.ahead_short_int8) +
          ",ahead_long=" + std::to_string(p.ahead_long) +
-         ",long_row=" + std::to_string(p.long_row_bytes) + ",level=" + LevelName(p.level);
+         ",long_row=" + std::to_string(p.long_row_bytes) + ",level=" + LevelName(p.level) +
+         ",level_bf16=" + LevelName(p.level_bf16) + ",level_int8=" + LevelName(p.level_int8);
 }
 
 StreamParams StreamParamsForCpu(const CpuFacts& cpu, std::string* row) {
   // AMD Zen (families 23-26): prefetching 16 KB ahead into L2 (prefetcht1). Measured on a Zen 4
   // EPYC (32 KB L1d, 1 MB L2; bench_linear, cold, batch 1): bf16 13-14 -> 21-22 GB/s on one
   // thread and 24-26 -> 31-41 on two, int8 10 -> 20, int4 10 -> 14.5 against the Intel row
-  // (whose prefetcht0 into the 32 KB L1d evicts lines before they are read).
+  // (whose prefetcht0 into the 32 KB L1d evicts lines before they are read). Since the 1x4
+  // tiles read four sequential streams (QuarterStreams), bf16 and int8 stream best with no
+  // software prefetch (one thread, huge pages: 28-32 GB/s against 24-27 with it; the Q4_0 tile
+  // keeps it: 28-31 against 23-29), docs/cpu-performance.md §17.
   if (cpu.vendor == "AuthenticAMD" && cpu.family >= 23) {
     if (row != nullptr) *row = "AMD Zen";
     StreamParams p;
@@ -135,6 +144,8 @@ StreamParams StreamParamsForCpu(const CpuFacts& cpu, std::string* row) {
     p.ahead_long = 16384;
     p.long_row_bytes = 8192;
     p.level = PrefetchLevel::kL2;
+    p.level_bf16 = PrefetchLevel::kOff;
+    p.level_int8 = PrefetchLevel::kOff;
     return p;
   }
   // Everything else: the defaults, measured on an Intel Xeon (48 KB L1d, 2 MB L2).

@@ -18,18 +18,34 @@ TEST(StreamParams, ParsesKeysAndKeepsTheRest) {
   EXPECT_EQ(p->ahead_long, 8192);
   EXPECT_EQ(p->long_row_bytes, 4096);
   EXPECT_EQ(p->level, PrefetchLevel::kL2);
-  EXPECT_EQ(FormatStreamParams(*p), "ahead_short=111,ahead_short_int8=8192,ahead_long=8192,long_row=4096,level=l2");
+  EXPECT_EQ(p->level_bf16, PrefetchLevel::kL2);
+  EXPECT_EQ(p->level_int8, PrefetchLevel::kL2);
+  EXPECT_EQ(FormatStreamParams(*p),
+            "ahead_short=111,ahead_short_int8=8192,ahead_long=8192,long_row=4096,level=l2,level_bf16=l2,level_int8=l2");
   auto back = ParseStreamParams(FormatStreamParams(*p));
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(FormatStreamParams(*back), FormatStreamParams(*p));
   auto off = ParseStreamParams("level=off");
   ASSERT_TRUE(off.ok());
   EXPECT_EQ(off->level, PrefetchLevel::kOff);
+  EXPECT_EQ(off->level_bf16, PrefetchLevel::kOff);
+  // `level` sets all three levels; level_bf16 / level_int8 after it set only their own.
+  auto mixed = ParseStreamParams("level=l2,level_bf16=off,level_int8=l1");
+  ASSERT_TRUE(mixed.ok());
+  EXPECT_EQ(mixed->level, PrefetchLevel::kL2);
+  EXPECT_EQ(mixed->level_bf16, PrefetchLevel::kOff);
+  EXPECT_EQ(mixed->level_int8, PrefetchLevel::kL1);
+  auto only = ParseStreamParams("level_int8=off", base);
+  ASSERT_TRUE(only.ok());
+  EXPECT_EQ(only->level, base.level);
+  EXPECT_EQ(only->level_bf16, base.level_bf16);
+  EXPECT_EQ(only->level_int8, PrefetchLevel::kOff);
 }
 
 TEST(StreamParams, RejectsWhatItCannotUse) {
   for (const char* bad : {"ahead_short", "ahead=1", "ahead_short=-1", "ahead_short=2048k", "ahead_short=1x",
-                          "level=l3", "ahead_long=", "ahead_short=99999999999"}) {
+                          "level=l3", "ahead_long=", "ahead_short=99999999999", "level_bf16=on",
+                          "level_int4=off"}) {
     auto p = ParseStreamParams(bad);
     EXPECT_FALSE(p.ok()) << bad;
     if (!p.ok()) {
@@ -44,6 +60,8 @@ TEST(StreamParams, TableRows) {
   const StreamParams amd = StreamParamsForCpu(zen4, &row);
   EXPECT_EQ(row, "AMD Zen");
   EXPECT_EQ(amd.level, PrefetchLevel::kL2);
+  EXPECT_EQ(amd.level_bf16, PrefetchLevel::kOff);
+  EXPECT_EQ(amd.level_int8, PrefetchLevel::kOff);
   CpuFacts xeon{"GenuineIntel", 6, "Intel(R) Xeon(R) Processor", 48 << 10, 2 << 20};
   EXPECT_EQ(FormatStreamParams(StreamParamsForCpu(xeon, &row)), FormatStreamParams(StreamParams{}));
   EXPECT_EQ(row, "Intel");

@@ -103,10 +103,10 @@ inline void Dot1x4(const float* x, int64_t in, const float* w0, const float* w1,
   const StreamParams& sp = ActiveStreamParams();
   const int64_t ahead = AheadBytes(sp, in * 4) / 4;
   for (; i + 16 <= in; i += 16) {
-    PrefetchAt(w0 + i + ahead, sp.level);
-    PrefetchAt(w1 + i + ahead, sp.level);
-    PrefetchAt(w2 + i + ahead, sp.level);
-    PrefetchAt(w3 + i + ahead, sp.level);
+    PrefetchAt(w0 + i + ahead, sp.level_bf16);
+    PrefetchAt(w1 + i + ahead, sp.level_bf16);
+    PrefetchAt(w2 + i + ahead, sp.level_bf16);
+    PrefetchAt(w3 + i + ahead, sp.level_bf16);
     __m512 xv = Load16(x + i);
     a0 = _mm512_fmadd_ps(xv, Load16(w0 + i), a0);
     a1 = _mm512_fmadd_ps(xv, Load16(w1 + i), a1);
@@ -134,10 +134,10 @@ inline void Dot1x4(const float* xp, int64_t in, const uint16_t* w0, const uint16
   int64_t i = 0;
   __m512 e, o;
   for (; i + 32 <= in; i += 32) {
-    PrefetchAt(w0 + i + ahead, sp.level);
-    PrefetchAt(w1 + i + ahead, sp.level);
-    PrefetchAt(w2 + i + ahead, sp.level);
-    PrefetchAt(w3 + i + ahead, sp.level);
+    PrefetchAt(w0 + i + ahead, sp.level_bf16);
+    PrefetchAt(w1 + i + ahead, sp.level_bf16);
+    PrefetchAt(w2 + i + ahead, sp.level_bf16);
+    PrefetchAt(w3 + i + ahead, sp.level_bf16);
     const __m512 xe = Load16(xp + i), xo = Load16(xp + i + 16);
     LoadPairs(w0 + i, &e, &o);
     a0 = _mm512_fmadd_ps(xo, o, _mm512_fmadd_ps(xe, e, a0));
@@ -172,8 +172,8 @@ inline void Dot4x2(const float* x, int64_t ldx, int64_t in, const float* w0, con
   const StreamParams& sp = ActiveStreamParams();
   const int64_t ahead = AheadBytes(sp, in * 4) / 4;
   for (; i + 16 <= in; i += 16) {
-    PrefetchAt(w0 + i + ahead, sp.level);
-    PrefetchAt(w1 + i + ahead, sp.level);
+    PrefetchAt(w0 + i + ahead, sp.level_bf16);
+    PrefetchAt(w1 + i + ahead, sp.level_bf16);
     __m512 v0 = Load16(w0 + i), v1 = Load16(w1 + i);
     for (int k = 0; k < 4; ++k) {
       __m512 xv = Load16(x + k * ldx + i);
@@ -203,8 +203,8 @@ inline void Dot4x2(const float* xp, int64_t ldx, int64_t in, const uint16_t* w0,
   for (int64_t i = 0; i < in; i += 32) {
     __m512 e0, o0, e1, o1;
     if (i + 32 <= in) {
-      PrefetchAt(w0 + i + ahead, sp.level);
-      PrefetchAt(w1 + i + ahead, sp.level);
+      PrefetchAt(w0 + i + ahead, sp.level_bf16);
+      PrefetchAt(w1 + i + ahead, sp.level_bf16);
       LoadPairs(w0 + i, &e0, &o0);
       LoadPairs(w1 + i, &e1, &o1);
     } else {

@@ -91,7 +91,7 @@ inline void Tile(const int8_t* q, const float* d, int64_t in, int64_t nb, const 
     for (int r = 0; r < R; ++r) u[r] = LoadW(Blocks(rows[r]), c, half);
     // The weights stream from memory (batch 1, and the first token group of a few-token step):
     // prefetch ahead in every row (linear_avx512.cc).
-    for (int r = 0; r < R; ++r) PrefetchAt(Blocks(rows[r]) + 64 * c + ahead, sp.level);
+    for (int r = 0; r < R; ++r) PrefetchAt(Blocks(rows[r]) + 64 * c + ahead, sp.level_int8);
     for (int t = 0; t < T; ++t) {
       const XChunk x = LoadX(q + t * in, d + t * nb, c, half);
       for (int r = 0; r < R; ++r) acc[t][r] = Step(acc[t][r], u[r], x);
