@@ -138,11 +138,11 @@ inline void PairTile(const int8_t* q, const float* d, int64_t in, int64_t nb, co
   }
 }
 
-// Chunk c (blocks 2c, 2c+1) of four pairs `step` pairs apart: the four block addresses, with the
+// Chunk c (blocks 2c, 2c+1) of four consecutive pairs: the four block addresses, with the
 // software prefetch `ahead` bytes further in each pair's stream.
-inline void FourPairBlocks(const uint8_t* pairs, int64_t nb, int64_t step, int64_t c, int64_t ahead,
-                           const StreamParams& sp, const uint8_t* blk[4]) {
-  for (int p = 0; p < 4; ++p) blk[p] = pairs + (p * step * nb + 2 * c) * kPairBytes;
+inline void FourPairBlocks(const uint8_t* pairs, int64_t nb, int64_t c, int64_t ahead, const StreamParams& sp,
+                           const uint8_t* blk[4]) {
+  for (int p = 0; p < 4; ++p) blk[p] = pairs + (p * nb + 2 * c) * kPairBytes;
   for (int p = 0; p < 4; ++p) {
     const char* at = reinterpret_cast<const char*>(blk[p]) + ahead;
     PrefetchAt(at, sp.level);
@@ -174,8 +174,7 @@ inline void SplitPair(const uint8_t* blk, __m512i* lo, __m512i* hi) {
 // PairTile<1, 4> with the same lanes and steps, for every chunk but an odd last one: unmasked
 // loads, and the four pairs' sixteen f16 scales converted at once and multiplied by the chunk's
 // activation scales once (the products are the ones Step forms, so results are bit-identical).
-// The four pairs are `step` pairs apart (QuarterStreams: one from each quarter of a block).
-inline void Tile1x4(const int8_t* q, const float* d, int64_t nb, const uint8_t* pairs, int64_t step, float* out) {
+inline void Tile1x4(const int8_t* q, const float* d, int64_t nb, const uint8_t* pairs, float* out) {
   __m512 acc[4];
   for (int p = 0; p < 4; ++p) acc[p] = _mm512_setzero_ps();
   const StreamParams& sp = ActiveStreamParams();
@@ -188,7 +187,7 @@ inline void Tile1x4(const int8_t* q, const float* d, int64_t nb, const uint8_t* 
   }
   for (int64_t c = 0; c < full; ++c) {
     const uint8_t* blk[4];
-    FourPairBlocks(pairs, nb, step, c, ahead, sp, blk);
+    FourPairBlocks(pairs, nb, c, ahead, sp, blk);
     const XChunk x = LoadX(q, d, c, false);
     const __m512 scales = _mm512_mul_ps(FourPairScales(blk), _mm512_permutexvar_ps(dx_lanes, x.dx));
     for (int p = 0; p < 4; ++p) {
@@ -200,7 +199,7 @@ inline void Tile1x4(const int8_t* q, const float* d, int64_t nb, const uint8_t* 
   }
   if (nb % 2 == 1) {
     const XChunk x = LoadX(q, d, full, true);
-    for (int p = 0; p < 4; ++p) acc[p] = Step(acc[p], LoadW(pairs + (p * step * nb + 2 * full) * kPairBytes, true), x);
+    for (int p = 0; p < 4; ++p) acc[p] = Step(acc[p], LoadW(pairs + (p * nb + 2 * full) * kPairBytes, true), x);
   }
   for (int p = 0; p < 4; ++p) Reduce(acc[p], out + 2 * p);
 }
@@ -239,7 +238,7 @@ inline void TileNx4(const int8_t* q, const float* d, int64_t in, int64_t nb, con
   const __m512i spread0 = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3);
   for (int64_t c = 0; c < full; ++c) {
     const uint8_t* blk[4];
-    FourPairBlocks(pairs, nb, 1, c, ahead, sp, blk);
+    FourPairBlocks(pairs, nb, c, ahead, sp, blk);
     const __m512 wscales = FourPairScales(blk);
     __m512i lo[4], hi[4];
     for (int p = 0; p < 4; ++p) SplitPair(blk[p], &lo[p], &hi[p]);
@@ -352,17 +351,12 @@ void LinearQ4_0Avx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in
         }
       }
     }
-    // The 1x4 tiles take one pair from each quarter of the block: four sequential streams.
-    const int64_t qp = QuarterStreams(pe - pb);
     for (; t < n; ++t) {
-      for (int64_t j = 0; j < qp; ++j) {
-        Tile1x4(q + t * in, d + t * nb, nb, w + (pb + j) * nb * kPairBytes, qp, r);
-        for (int k = 0; k < 4; ++k) {
-          put(t, 2 * (pb + j + k * qp), r[2 * k]);
-          put(t, 2 * (pb + j + k * qp) + 1, r[2 * k + 1]);
-        }
+      int64_t p = pb;
+      for (; p + 4 <= pe; p += 4) {
+        Tile1x4(q + t * in, d + t * nb, nb, w + p * nb * kPairBytes, r);
+        for (int j = 0; j < 8; ++j) put(t, 2 * p + j, r[j]);
       }
-      int64_t p = pb + 4 * qp;
       if (p + 2 <= pe) {
         PairTile<1, 2>(q + t * in, d + t * nb, in, nb, w + p * nb * kPairBytes, r);
         for (int j = 0; j < 4; ++j) put(t, 2 * p + j, r[j]);
