@@ -56,24 +56,40 @@ inline void DeinterleaveActs(__m512 lo, __m512 hi, __m512* even, __m512* odd) {
   *even = _mm512_permutex2var_ps(lo, ie, hi);
   *odd = _mm512_permutex2var_ps(lo, io, hi);
 }
-// x [n, in] -> xp [n, PaddedIn(in)] in PairSplit order.
-void PermuteActs(const float* x, int64_t n, int64_t in, float* xp) {
+// Block i (a multiple of 32) of a row of `in` bf16 weights, split: the masked last block when
+// fewer than 32 remain.
+inline void LoadPairsBlock(const uint16_t* wr, int64_t i, int64_t in, __m512* even, __m512* odd) {
+  if (i + 32 <= in) {
+    LoadPairs(wr + i, even, odd);
+  } else {
+    LoadPairsPart(wr + i, in - i, even, odd);
+  }
+}
+// Block i of a token's `in` activations in PairSplit order (zeros past the row).
+inline void ActsBlock(const float* xt, int64_t i, int64_t in, __m512* even, __m512* odd) {
+  const int64_t left = in - i;
+  const __m512 lo = left >= 16 ? _mm512_loadu_ps(xt + i) : _mm512_maskz_loadu_ps(TailMask(left), xt + i);
+  const __m512 hi = left >= 32   ? _mm512_loadu_ps(xt + i + 16)
+                    : left > 16 ? _mm512_maskz_loadu_ps(TailMask(left - 16), xt + i + 16)
+                                : _mm512_setzero_ps();
+  DeinterleaveActs(lo, hi, even, odd);
+}
+// rows x PaddedIn(in) f32 at `out` (64-byte aligned), block by block: block(r, i, &even, &odd).
+template <typename Block>
+void WritePairSplit(int64_t rows, int64_t in, float* out, Block block) {
   const int64_t ldp = PaddedIn(in);
-  for (int64_t t = 0; t < n; ++t) {
-    const float* xt = x + t * in;
-    float* pt = xp + t * ldp;
+  for (int64_t r = 0; r < rows; ++r) {
     for (int64_t i = 0; i < ldp; i += 32) {
-      const int64_t left = in - i;
-      const __m512 lo = left >= 16 ? _mm512_loadu_ps(xt + i) : _mm512_maskz_loadu_ps(TailMask(left), xt + i);
-      const __m512 hi = left >= 32   ? _mm512_loadu_ps(xt + i + 16)
-                        : left > 16 ? _mm512_maskz_loadu_ps(TailMask(left - 16), xt + i + 16)
-                                    : _mm512_setzero_ps();
       __m512 e, o;
-      DeinterleaveActs(lo, hi, &e, &o);
-      _mm512_storeu_ps(pt + i, e);
-      _mm512_storeu_ps(pt + i + 16, o);
+      block(r, i, &e, &o);
+      _mm512_store_ps(out + r * ldp + i, e);
+      _mm512_store_ps(out + r * ldp + i + 16, o);
     }
   }
+}
+// x [n, in] -> xp [n, PaddedIn(in)] in PairSplit order.
+void PermuteActs(const float* x, int64_t n, int64_t in, float* xp) {
+  WritePairSplit(n, in, xp, [&](int64_t t, int64_t i, __m512* e, __m512* o) { ActsBlock(x + t * in, i, in, e, o); });
 }
 
 // Lane sums of four accumulators, [Σa, Σb, Σc, Σd]: the two 256-bit halves are added lane-wise
@@ -202,15 +218,10 @@ inline void Dot4x2(const float* xp, int64_t ldx, int64_t in, const uint16_t* w0,
   const int64_t ahead = AheadBytes(sp, in * 2) / 2;
   for (int64_t i = 0; i < in; i += 32) {
     __m512 e0, o0, e1, o1;
-    if (i + 32 <= in) {
-      PrefetchAt(w0 + i + ahead, sp.level_bf16);
-      PrefetchAt(w1 + i + ahead, sp.level_bf16);
-      LoadPairs(w0 + i, &e0, &o0);
-      LoadPairs(w1 + i, &e1, &o1);
-    } else {
-      LoadPairsPart(w0 + i, in - i, &e0, &o0);
-      LoadPairsPart(w1 + i, in - i, &e1, &o1);
-    }
+    PrefetchAt(w0 + i + ahead, sp.level_bf16);
+    PrefetchAt(w1 + i + ahead, sp.level_bf16);
+    LoadPairsBlock(w0, i, in, &e0, &o0);
+    LoadPairsBlock(w1, i, in, &e1, &o1);
     for (int k = 0; k < 4; ++k) {
       const __m512 xe = Load16(xp + k * ldx + i), xo = Load16(xp + k * ldx + i + 16);
       a[k * 2] = _mm512_fmadd_ps(xo, o0, _mm512_fmadd_ps(xe, e0, a[k * 2]));
@@ -236,11 +247,7 @@ inline float Dot1x1(const float* xp, int64_t in, const uint16_t* wr) {
   __m512 a = _mm512_setzero_ps();
   for (int64_t i = 0; i < in; i += 32) {
     __m512 e, o;
-    if (i + 32 <= in) {
-      LoadPairs(wr + i, &e, &o);
-    } else {
-      LoadPairsPart(wr + i, in - i, &e, &o);
-    }
+    LoadPairsBlock(wr, i, in, &e, &o);
     a = _mm512_fmadd_ps(Load16(xp + i + 16), o, _mm512_fmadd_ps(Load16(xp + i), e, a));
   }
   return Hsum1(a);
@@ -253,17 +260,9 @@ inline float Dot1x1Unpermuted(const float* x, int64_t in, const float* wr) { ret
 inline float Dot1x1Unpermuted(const float* x, int64_t in, const uint16_t* wr) {
   __m512 a = _mm512_setzero_ps();
   for (int64_t i = 0; i < in; i += 32) {
-    const int64_t left = in - i;
     __m512 e, o, xe, xo;
-    if (left >= 32) {
-      LoadPairs(wr + i, &e, &o);
-      DeinterleaveActs(_mm512_loadu_ps(x + i), _mm512_loadu_ps(x + i + 16), &xe, &xo);
-    } else {
-      LoadPairsPart(wr + i, left, &e, &o);
-      const __m512 lo = left >= 16 ? _mm512_loadu_ps(x + i) : _mm512_maskz_loadu_ps(TailMask(left), x + i);
-      const __m512 hi = left > 16 ? _mm512_maskz_loadu_ps(TailMask(left - 16), x + i + 16) : _mm512_setzero_ps();
-      DeinterleaveActs(lo, hi, &xe, &xo);
-    }
+    LoadPairsBlock(wr, i, in, &e, &o);
+    ActsBlock(x, i, in, &xe, &xo);
     a = _mm512_fmadd_ps(xo, o, _mm512_fmadd_ps(xe, e, a));
   }
   return Hsum1(a);
@@ -353,21 +352,8 @@ struct Scratch {
 // Rows [0, rows) of bf16 (row stride in) to f32 in PairSplit order, row stride PaddedIn(in) (zeros
 // past the row): the f32 tiles over it give the bf16 tiles' sums.
 void WidenRowsPairSplit(const uint16_t* w, int64_t rows, int64_t in, float* out) {
-  const int64_t ldp = PaddedIn(in);
-  for (int64_t r = 0; r < rows; ++r) {
-    const uint16_t* wr = w + r * in;
-    float* dst = out + r * ldp;
-    for (int64_t i = 0; i < in; i += 32) {
-      __m512 e, o;
-      if (i + 32 <= in) {
-        LoadPairs(wr + i, &e, &o);
-      } else {
-        LoadPairsPart(wr + i, in - i, &e, &o);
-      }
-      _mm512_store_ps(dst + i, e);
-      _mm512_store_ps(dst + i + 16, o);
-    }
-  }
+  WritePairSplit(rows, in, out,
+                 [&](int64_t r, int64_t i, __m512* e, __m512* o) { LoadPairsBlock(w + r * in, i, in, e, o); });
 }
 
 constexpr int kTileT = 4, kTileR = 6;
