@@ -341,6 +341,25 @@ TEST(KernelParity, SoftCapEveryTable) {
 namespace gemmad::kernels {
 namespace {
 
+// A call with more tokens than one pass of the avx512 bf16 kernel holds (its permuted
+// activations are bounded at 16 MiB per thread: 524 tokens of 8000 elements) gives every token the
+// values it gets alone.
+TEST(KernelParity, LinearBf16ManyTokensMatchAlone) {
+  Rng rng(22);
+  const int64_t n = 600, in = 8000, out = 7;
+  std::vector<float> wb_f;
+  auto wb = testing::RandomBf16(rng, out * in, &wb_f);
+  auto x = testing::RandomFloats(rng, n * in);
+  testing::ForEachKernelTable([&](const CpuKernelTable& t) {
+    std::vector<float> batched(static_cast<size_t>(n * out)), alone(static_cast<size_t>(out));
+    t.linear_bf16(x.data(), n, in, wb.data(), 0, out, batched.data(), out);
+    for (int64_t k : {int64_t{0}, int64_t{523}, int64_t{524}, int64_t{599}}) {
+      t.linear_bf16(x.data() + k * in, 1, in, wb.data(), 0, out, alone.data(), out);
+      for (int64_t o = 0; o < out; ++o) ASSERT_EQ(batched[k * out + o], alone[o]) << t.name << " token " << k;
+    }
+  });
+}
+
 // A token's output row does not depend on which other tokens share the call (the serving engine
 // batches different requests together; greedy outputs must equal their sequential results):
 // every table gives bit-identical rows for a token alone and inside batches of 2..9, over rows

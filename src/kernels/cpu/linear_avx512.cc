@@ -481,26 +481,39 @@ void LinearF32Avx512(const float* x, int64_t n, int64_t in, const float* w, int6
   SmallTileBlocks(x, in, x, n, in, w, o_begin, o_end, y, ldy);
 }
 
+// The permuted activations of one pass: at most this many bytes (a prefill chunk of thousands of
+// tokens runs as several passes over the weights, so the per-thread scratch stays bounded).
+constexpr int64_t kPermutedBytes = int64_t{16} << 20;
+
 void LinearBf16Avx512(const float* x, int64_t n, int64_t in, const uint16_t* w, int64_t o_begin,
                       int64_t o_end, float* y, int64_t ldy) {
   thread_local Scratch permuted, widened;
   const int64_t ldp = PaddedIn(in);
-  float* xp = permuted.Get(n * ldp);
+  const int64_t most = kPermutedBytes / (ldp * 4) < 1 ? 1 : kPermutedBytes / (ldp * 4);
+  float* xp = permuted.Get((n < most ? n : most) * ldp);
   if (xp == nullptr) {  // no scratch: row by row with the activations permuted on the fly (same sums)
     for (int64_t t = 0; t < n; ++t) {
       for (int64_t o = o_begin; o < o_end; ++o) y[t * ldy + o] = Dot1x1Unpermuted(x + t * in, in, w + o * in);
     }
     return;
   }
-  PermuteActs(x, n, in, xp);
-  if (n >= kWidenMinTokens) {
-    const int64_t rows = kRowBlockBytes / (ldp * 4) / kTileR * kTileR;
-    float* wf = widened.Get((rows < kTileR ? kTileR : rows) * ldp);
-    auto widen = [&](int64_t ob, int64_t oe, float* out) { WidenRowsPairSplit(w + ob * in, oe - ob, in, out); };
-    if (wf != nullptr && BatchedF32(xp, n, ldp, nullptr, wf, widen, o_begin, o_end, y, ldy)) return;
+  // Tokens in passes of at most `most`; every token's outputs are the same in any pass (the
+  // tiles are batch-invariant).
+  for (int64_t t0 = 0; t0 < n; t0 += most) {
+    const int64_t nt = n - t0 < most ? n - t0 : most;
+    const float* xt = x + t0 * in;
+    float* yt = y + t0 * ldy;
+    PermuteActs(xt, nt, in, xp);
+    if (nt >= kWidenMinTokens) {
+      const int64_t rows = kRowBlockBytes / (ldp * 4) / kTileR * kTileR;
+      float* wf = widened.Get((rows < kTileR ? kTileR : rows) * ldp);
+      auto widen = [&](int64_t ob, int64_t oe, float* out) { WidenRowsPairSplit(w + ob * in, oe - ob, in, out); };
+      if (wf != nullptr && BatchedF32(xp, nt, ldp, nullptr, wf, widen, o_begin, o_end, yt, ldy)) continue;
+    }
+    SmallTileBlocks(xp, ldp, xt, nt, in, w, o_begin, o_end, yt, ldy);
   }
-  SmallTileBlocks(xp, ldp, x, n, in, w, o_begin, o_end, y, ldy);
 }
+
 // The file is compiled with F, BW, VL and DQ enabled, so all four are required (and AVX2+FMA
 // for the table's AVX2 quantized entries).
 bool Avx512Supported() {
