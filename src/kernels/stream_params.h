@@ -26,6 +26,9 @@ struct StreamParams {
   int64_t ahead_short_int8 = 8192;
   int64_t ahead_long = 4096;
   int64_t long_row_bytes = 8192;
+  // Row streams of the bf16 batch-1 tile for rows of long_row_bytes or more: 4 or 8
+  // (kernels/cpu/stream_prefetch.h, RowStreams).
+  int64_t long_row_streams = 4;
   // The level of the Q4_0 tiles, the GGUF block kernels and the FP8 tiles.
   PrefetchLevel level = PrefetchLevel::kL1;
   // The levels of the bf16 (and f32) tiles and of the int8 (Q8_R) tiles: those convert a weight

@@ -105,6 +105,13 @@ Result<StreamParams> ParseStreamParams(std::string_view spec, const StreamParams
       if (key == "level") p.level = level;
       continue;
     }
+    if (key == "long_streams") {
+      if (value != "4" && value != "8") {
+        return InvalidArgumentError("long_streams must be 4 or 8, got '" + std::string(value) + "'");
+      }
+      p.long_row_streams = value == "8" ? 8 : 4;
+      continue;
+    }
     int64_t* field = key == "ahead_short"        ? &p.ahead_short
                      : key == "ahead_short_int8" ? &p.ahead_short_int8
                      : key == "ahead_long"       ? &p.ahead_long
@@ -112,7 +119,8 @@ Result<StreamParams> ParseStreamParams(std::string_view spec, const StreamParams
                                            : nullptr;
     if (field == nullptr) {
       return InvalidArgumentError("unknown key '" + std::string(key) +
-                                  "' (ahead_short, ahead_short_int8, ahead_long, long_row, level, level_bf16, level_int8)");
+                                  "' (ahead_short, ahead_short_int8, ahead_long, long_row, long_streams, level, level_bf16, "
+                                  "level_int8)");
     }
     if (!ParseBytes(value, field)) {
       return InvalidArgumentError("'" + std::string(key) + "' must be a byte count up to 1M, got '" + std::string(value) + "'");
@@ -124,7 +132,8 @@ Result<StreamParams> ParseStreamParams(std::string_view spec, const StreamParams
 std::string FormatStreamParams(const StreamParams& p) {
   return "ahead_short=" + std::to_string(p.ahead_short) + ",ahead_short_int8=" + std::to_string(p.ahead_short_int8) +
          ",ahead_long=" + std::to_string(p.ahead_long) +
-         ",long_row=" + std::to_string(p.long_row_bytes) + ",level=" + LevelName(p.level) +
+         ",long_row=" + std::to_string(p.long_row_bytes) + ",long_streams=" + std::to_string(p.long_row_streams) +
+         ",level=" + LevelName(p.level) +
          ",level_bf16=" + LevelName(p.level_bf16) + ",level_int8=" + LevelName(p.level_int8);
 }
 
@@ -135,7 +144,8 @@ StreamParams StreamParamsForCpu(const CpuFacts& cpu, std::string* row) {
   // (whose prefetcht0 into the 32 KB L1d evicts lines before they are read). Since the 1x4
   // tiles read four sequential streams (QuarterStreams), bf16 and int8 stream best with no
   // software prefetch (one thread, huge pages: 28-32 GB/s against 24-27 with it; the Q4_0 tile
-  // keeps it: 28-31 against 23-29), docs/cpu-performance.md §17.
+  // keeps it: 28-31 against 23-29), docs/cpu-performance.md §17; rows of 8 KB or more read eight
+  // streams instead of four (24 KB rows: 28-29 against 25-26 GB/s).
   if (cpu.vendor == "AuthenticAMD" && cpu.family >= 23) {
     if (row != nullptr) *row = "AMD Zen";
     StreamParams p;
@@ -146,6 +156,7 @@ StreamParams StreamParamsForCpu(const CpuFacts& cpu, std::string* row) {
     p.level = PrefetchLevel::kL2;
     p.level_bf16 = PrefetchLevel::kOff;
     p.level_int8 = PrefetchLevel::kOff;
+    p.long_row_streams = 8;
     return p;
   }
   // Everything else: the defaults, measured on an Intel Xeon (48 KB L1d, 2 MB L2).

@@ -21,7 +21,8 @@ TEST(StreamParams, ParsesKeysAndKeepsTheRest) {
   EXPECT_EQ(p->level_bf16, PrefetchLevel::kL2);
   EXPECT_EQ(p->level_int8, PrefetchLevel::kL2);
   EXPECT_EQ(FormatStreamParams(*p),
-            "ahead_short=111,ahead_short_int8=8192,ahead_long=8192,long_row=4096,level=l2,level_bf16=l2,level_int8=l2");
+            "ahead_short=111,ahead_short_int8=8192,ahead_long=8192,long_row=4096,long_streams=4,level=l2,level_bf16=l2,"
+            "level_int8=l2");
   auto back = ParseStreamParams(FormatStreamParams(*p));
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(FormatStreamParams(*back), FormatStreamParams(*p));
@@ -35,6 +36,9 @@ TEST(StreamParams, ParsesKeysAndKeepsTheRest) {
   EXPECT_EQ(mixed->level, PrefetchLevel::kL2);
   EXPECT_EQ(mixed->level_bf16, PrefetchLevel::kOff);
   EXPECT_EQ(mixed->level_int8, PrefetchLevel::kL1);
+  auto eight = ParseStreamParams("long_streams=8", base);
+  ASSERT_TRUE(eight.ok());
+  EXPECT_EQ(eight->long_row_streams, 8);
   auto only = ParseStreamParams("level_int8=off", base);
   ASSERT_TRUE(only.ok());
   EXPECT_EQ(only->level, base.level);
@@ -45,7 +49,7 @@ TEST(StreamParams, ParsesKeysAndKeepsTheRest) {
 TEST(StreamParams, RejectsWhatItCannotUse) {
   for (const char* bad : {"ahead_short", "ahead=1", "ahead_short=-1", "ahead_short=2048k", "ahead_short=1x",
                           "level=l3", "ahead_long=", "ahead_short=99999999999", "level_bf16=on",
-                          "level_int4=off"}) {
+                          "level_int4=off", "long_streams=6", "long_streams="}) {
     auto p = ParseStreamParams(bad);
     EXPECT_FALSE(p.ok()) << bad;
     if (!p.ok()) {
@@ -62,6 +66,7 @@ TEST(StreamParams, TableRows) {
   EXPECT_EQ(amd.level, PrefetchLevel::kL2);
   EXPECT_EQ(amd.level_bf16, PrefetchLevel::kOff);
   EXPECT_EQ(amd.level_int8, PrefetchLevel::kOff);
+  EXPECT_EQ(amd.long_row_streams, 8);
   CpuFacts xeon{"GenuineIntel", 6, "Intel(R) Xeon(R) Processor", 48 << 10, 2 << 20};
   EXPECT_EQ(FormatStreamParams(StreamParamsForCpu(xeon, &row)), FormatStreamParams(StreamParams{}));
   EXPECT_EQ(row, "Intel");

@@ -1,7 +1,7 @@
 // The decode kernels' streaming parameters (kernels/stream_params.h) change only how far ahead
 // and into which cache the weights are prefetched, never a result: bf16, int8 (Q8_R) and int4
-// (Q4_0) batch-1 Linear give the same bits under every level and distance, including distances
-// that reach far past the end of the matrix (a prefetch never faults).
+// (Q4_0) batch-1 Linear give the same bits under every level, distance and number of row streams,
+// including distances that reach far past the end of the matrix (a prefetch never faults).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -21,7 +21,8 @@ using tensor::DType;
 std::vector<StreamParams> Variants() {
   std::vector<StreamParams> out;
   for (const char* spec : {"level=off", "level=l1", "level=l2", "ahead_short=64,ahead_long=64,level=l1",
-                           "ahead_short=1024k,ahead_long=1024k,level=l2", "long_row=64,ahead_long=256,level=l1"}) {
+                           "ahead_short=1024k,ahead_long=1024k,level=l2", "long_row=64,ahead_long=256,level=l1",
+                           "long_streams=8,level=off", "long_row=64,long_streams=8,level=l2"}) {
     auto p = ParseStreamParams(spec);
     EXPECT_TRUE(p.ok()) << spec;
     if (p.ok()) out.push_back(*p);

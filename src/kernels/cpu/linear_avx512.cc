@@ -140,42 +140,40 @@ inline void Dot1x4(const float* x, int64_t in, const float* w0, const float* w1,
   _mm_storeu_ps(out, Hsum4(a0, a1, a2, a3));
 }
 
-// The same for bf16 rows in PairSplit order: xp is the token's permuted activations
-// (PaddedIn(in) of them). One 64-byte line per row and step, so one prefetch each.
-inline void Dot1x4(const float* xp, int64_t in, const uint16_t* w0, const uint16_t* w1, const uint16_t* w2,
-                   const uint16_t* w3, float* out) {
-  __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+// One token against R bf16 rows in PairSplit order, rows w0 + k·step (k < R): xp is the token's
+// permuted activations (PaddedIn(in) of them). One 64-byte line per row and step, so one prefetch
+// each. out[k] = token · row k; every row is its own chain with the same steps and Hsum4, so R and
+// step change no output.
+template <int R>
+inline void DotRows(const float* xp, int64_t in, const uint16_t* w0, int64_t step, float* out) {
+  static_assert(R % 4 == 0, "reduced four rows at a time");
+  __m512 a[R];
+#pragma GCC unroll 8
+  for (int k = 0; k < R; ++k) a[k] = _mm512_setzero_ps();
   const StreamParams& sp = ActiveStreamParams();
   const int64_t ahead = AheadBytes(sp, in * 2) / 2;
   int64_t i = 0;
-  __m512 e, o;
   for (; i + 32 <= in; i += 32) {
-    PrefetchAt(w0 + i + ahead, sp.level_bf16);
-    PrefetchAt(w1 + i + ahead, sp.level_bf16);
-    PrefetchAt(w2 + i + ahead, sp.level_bf16);
-    PrefetchAt(w3 + i + ahead, sp.level_bf16);
     const __m512 xe = Load16(xp + i), xo = Load16(xp + i + 16);
-    LoadPairs(w0 + i, &e, &o);
-    a0 = _mm512_fmadd_ps(xo, o, _mm512_fmadd_ps(xe, e, a0));
-    LoadPairs(w1 + i, &e, &o);
-    a1 = _mm512_fmadd_ps(xo, o, _mm512_fmadd_ps(xe, e, a1));
-    LoadPairs(w2 + i, &e, &o);
-    a2 = _mm512_fmadd_ps(xo, o, _mm512_fmadd_ps(xe, e, a2));
-    LoadPairs(w3 + i, &e, &o);
-    a3 = _mm512_fmadd_ps(xo, o, _mm512_fmadd_ps(xe, e, a3));
+#pragma GCC unroll 8
+    for (int k = 0; k < R; ++k) {
+      PrefetchAt(w0 + k * step + i + ahead, sp.level_bf16);
+      __m512 e, o;
+      LoadPairs(w0 + k * step + i, &e, &o);
+      a[k] = _mm512_fmadd_ps(xo, o, _mm512_fmadd_ps(xe, e, a[k]));
+    }
   }
   if (i < in) {
     const __m512 xe = Load16(xp + i), xo = Load16(xp + i + 16);
-    LoadPairsPart(w0 + i, in - i, &e, &o);
-    a0 = _mm512_fmadd_ps(xo, o, _mm512_fmadd_ps(xe, e, a0));
-    LoadPairsPart(w1 + i, in - i, &e, &o);
-    a1 = _mm512_fmadd_ps(xo, o, _mm512_fmadd_ps(xe, e, a1));
-    LoadPairsPart(w2 + i, in - i, &e, &o);
-    a2 = _mm512_fmadd_ps(xo, o, _mm512_fmadd_ps(xe, e, a2));
-    LoadPairsPart(w3 + i, in - i, &e, &o);
-    a3 = _mm512_fmadd_ps(xo, o, _mm512_fmadd_ps(xe, e, a3));
+#pragma GCC unroll 8
+    for (int k = 0; k < R; ++k) {
+      __m512 e, o;
+      LoadPairsPart(w0 + k * step + i, in - i, &e, &o);
+      a[k] = _mm512_fmadd_ps(xo, o, _mm512_fmadd_ps(xe, e, a[k]));
+    }
   }
-  _mm_storeu_ps(out, Hsum4(a0, a1, a2, a3));
+#pragma GCC unroll 2
+  for (int k = 0; k < R; k += 4) _mm_storeu_ps(out + k, Hsum4(a[k], a[k + 1], a[k + 2], a[k + 3]));
 }
 
 // Four tokens (activations ldx apart) against two f32 weight rows: eight chains, each weight
@@ -391,18 +389,28 @@ void SmallTiles(const float* x, int64_t ldx, const float* x_raw, int64_t n, int6
       for (int k = 0; k < 4; ++k) y[(t + k) * ldy + o] = Dot1x1(xt + k * ldx, in, wb + (o - ob) * in);
     }
   }
-  // The 1x4 tiles take one row from each quarter of the block (QuarterStreams), so the weights
-  // are read as four long sequential streams.
-  const int64_t q = QuarterStreams(oe - ob);
+  // The lone tokens' tiles take one row from each of S equal parts of the block (RowStreams: 4,
+  // or 8 for long bf16 rows where the table says so), so the weights are read as S long
+  // sequential streams.
+  const int streams = sizeof(W) == 2 ? RowStreams(ActiveStreamParams(), in * 2) : 4;
+  const int64_t q = (oe - ob) / streams;
   for (; t < n; ++t) {
     const float* xt = x + t * ldx;
     for (int64_t j = 0; j < q; ++j) {
       const W* w0 = wb + j * in;
-      float r[4];
-      Dot1x4(xt, in, w0, w0 + q * in, w0 + 2 * q * in, w0 + 3 * q * in, r);
-      for (int k = 0; k < 4; ++k) y[t * ldy + ob + j + k * q] = r[k];
+      float r[8];
+      if constexpr (sizeof(W) == 2) {
+        if (streams == 8) {
+          DotRows<8>(xt, in, w0, q * in, r);
+        } else {
+          DotRows<4>(xt, in, w0, q * in, r);
+        }
+      } else {
+        Dot1x4(xt, in, w0, w0 + q * in, w0 + 2 * q * in, w0 + 3 * q * in, r);
+      }
+      for (int k = 0; k < streams; ++k) y[t * ldy + ob + j + k * q] = r[k];
     }
-    for (int64_t o = ob + 4 * q; o < oe; ++o) {
+    for (int64_t o = ob + streams * q; o < oe; ++o) {
       y[t * ldy + o] = Dot1x1Unpermuted(x_raw + t * in, in, wb + (o - ob) * in);
     }
   }

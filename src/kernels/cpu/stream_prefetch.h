@@ -44,5 +44,14 @@ inline int64_t AheadBytesInt8(const StreamParams& sp, int64_t row_bytes) {
 // per byte and lean on the software prefetch) and keep adjacent rows.
 inline int64_t QuarterStreams(int64_t rows) { return rows / 4; }
 
+// How many such streams the bf16 batch-1 tile reads for rows of row_bytes: 4, or the table's
+// long_row_streams (8 on AMD Zen) for rows of long_row_bytes or more. With rows of 8 KB or more
+// the activations (f32, twice the row's bytes) no longer stay in L1 beside the stream, and eight
+// rows share each activation load that four rows shared (one thread on Zen 4, 24 KB rows: 25-26
+// against 28-29 GB/s; 3 KB rows: 33 against 30, so short rows keep four).
+inline int RowStreams(const StreamParams& sp, int64_t row_bytes) {
+  return row_bytes >= sp.long_row_bytes && sp.long_row_streams == 8 ? 8 : 4;
+}
+
 }  // namespace
 }  // namespace gemmad::kernels
