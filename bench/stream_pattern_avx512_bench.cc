@@ -8,9 +8,11 @@
 //     order 0 = adjacent: rows r..r+3 side by side, then r+4..r+7 (the old tile order);
 //           1 = quarters: rows j, j+q, j+2q, j+3q of a matrix of 4q rows (four sequential streams);
 //           2 = sequential: one row at a time with four accumulators over its elements (one
-//               stream; the order a plain read takes, for the ceiling of this loop body).
+//               stream; the order a plain read takes, for the ceiling of this loop body);
+//           3 = eighths: eight rows j, j+e, ..., j+7e of a matrix of 8e rows (the tile for long
+//               rows where the table says long_streams=8).
 //     prefetch 0 = none (hardware prefetchers only), 1 = prefetcht1 16 KB ahead in each stream.
-//   row_bytes: 3072 (E2B q/k/v, gate/up: H = 1536) and 24576 (E2B down_2x: I = 12288).
+//   row_bytes: 3072 (E2B q/k/v, gate/up: H = 1536), 6144, 12288 (E2B down) and 24576 (down_2x).
 //
 // Counter GB/s = bytes read per wall second (1e9 B). The loop is this file's own, not the
 // kernel's, so a difference between orders is the memory system's, not the code's. Compare with
@@ -57,20 +59,23 @@ inline void Ahead(const uint16_t* p) {
   if constexpr (kPrefetch) _mm_prefetch(reinterpret_cast<const char*>(p + 8192), _MM_HINT_T1);  // 16 KB
 }
 
-// Four rows r0 + k·step (k < 4) of `in` bf16 each, as the 1x4 tile reads them.
-template <bool kPrefetch>
-__m512 FourRows(const uint16_t* r0, int64_t step, int64_t in, const float* x) {
-  __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-  const uint16_t *w0 = r0, *w1 = r0 + step, *w2 = r0 + 2 * step, *w3 = r0 + 3 * step;
+// R rows r0 + k·step (k < R) of `in` bf16 each, as the batch-1 tile reads them.
+template <int R, bool kPrefetch>
+__m512 Rows(const uint16_t* r0, int64_t step, int64_t in, const float* x) {
+  __m512 a[R];
+#pragma GCC unroll 8
+  for (int k = 0; k < R; ++k) a[k] = _mm512_setzero_ps();
   for (int64_t i = 0; i < in; i += 32) {
     const __m512 xe = _mm512_loadu_ps(x + i), xo = _mm512_loadu_ps(x + i + 16);
-    Ahead<kPrefetch>(w0 + i), Ahead<kPrefetch>(w1 + i), Ahead<kPrefetch>(w2 + i), Ahead<kPrefetch>(w3 + i);
-    a0 = Step(a0, w0 + i, xe, xo);
-    a1 = Step(a1, w1 + i, xe, xo);
-    a2 = Step(a2, w2 + i, xe, xo);
-    a3 = Step(a3, w3 + i, xe, xo);
+#pragma GCC unroll 8
+    for (int k = 0; k < R; ++k) {
+      Ahead<kPrefetch>(r0 + k * step + i);
+      a[k] = Step(a[k], r0 + k * step + i, xe, xo);
+    }
   }
-  return _mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3));
+  __m512 sum = a[0];
+  for (int k = 1; k < R; ++k) sum = _mm512_add_ps(sum, a[k]);
+  return sum;
 }
 
 // One row with four accumulators over consecutive 32-element steps (in % 128 == 0).
@@ -87,16 +92,20 @@ __m512 OneRow(const uint16_t* w, int64_t in, const float* x) {
   return _mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3));
 }
 
-// One matrix of `rows` rows (a multiple of 4) in the given order.
+// One matrix of `rows` rows (a multiple of 8) in the given order.
 template <bool kPrefetch>
 __m512 Matrix(const uint16_t* w, int64_t rows, int64_t in, int order, const float* x) {
   __m512 sum = _mm512_setzero_ps();
-  const int64_t q = rows / 4;
+  const int64_t q = rows / 4, e = rows / 8;
+  if (order == 3) {
+    for (int64_t j = 0; j < e; ++j) sum = _mm512_add_ps(sum, Rows<8, kPrefetch>(w + j * in, e * in, in, x));
+    return sum;
+  }
   for (int64_t j = 0; j < q; ++j) {
     if (order == 0) {
-      sum = _mm512_add_ps(sum, FourRows<kPrefetch>(w + 4 * j * in, in, in, x));
+      sum = _mm512_add_ps(sum, Rows<4, kPrefetch>(w + 4 * j * in, in, in, x));
     } else if (order == 1) {
-      sum = _mm512_add_ps(sum, FourRows<kPrefetch>(w + j * in, q * in, in, x));
+      sum = _mm512_add_ps(sum, Rows<4, kPrefetch>(w + j * in, q * in, in, x));
     } else {
       for (int k = 0; k < 4; ++k) sum = _mm512_add_ps(sum, OneRow<kPrefetch>(w + (4 * j + k) * in, in, x));
     }
@@ -112,7 +121,7 @@ void BM_StreamPattern(benchmark::State& state) {
   const int64_t in = state.range(0) / 2;
   const int order = static_cast<int>(state.range(1));
   const bool prefetch = state.range(2) != 0;
-  const int64_t rows = 12288;  // a matrix of E2B's largest row count below the LM head (gate_up_2x)
+  const int64_t rows = state.range(0) <= 3072 ? 12288 : 1536;  // gate_up_2x-like, or down-like
   const int64_t matrix = rows * in;
   const int64_t copies = static_cast<int64_t>(kBytes / 2) / matrix;
   const uint16_t* buf = Buffer();
@@ -129,7 +138,7 @@ void BM_StreamPattern(benchmark::State& state) {
                                               benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_StreamPattern)
-    ->ArgsProduct({{3072, 24576}, {0, 1, 2}, {0, 1}})
+    ->ArgsProduct({{3072, 6144, 12288, 24576}, {0, 1, 2, 3}, {0, 1}})
     ->ArgNames({"row_bytes", "order", "prefetch"})
     ->MinTime(0.5)
     ->UseRealTime();
