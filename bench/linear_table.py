@@ -2,17 +2,24 @@
 """Markdown table of bench_linear results as a fraction of bench_roofline's ceilings.
 
 Usage: bench/linear_table.py LINEAR_JSON ROOFLINE_JSON [--stat best|median]
+                             [--format bf16|int8|int4|gguf] [--batch N ...]
 
 Both files come from `--benchmark_out=FILE --benchmark_out_format=json` (any number of
 --benchmark_repetitions; `best` takes the highest rate per case, `median` the median).
-Ceilings: read_GB/s of BM_ReadBandwidth at 4096 MiB (1 and 2 threads) for the batch-1 columns,
-GFLOP/s of BM_FmaPeakAvx2 (1 and 2 threads) for the batch-16 columns (the Linear kernels are
-AVX2; the AVX-512 peak is printed as well, as the headroom of a wider kernel).
+Ceilings: read_GB/s of BM_ReadBandwidth at 4096 MiB (1 and 2 threads) for the batch-1 columns.
+The batched columns (n = --batch, default 16) are the kernel's GFLOP/s (2·out·in·n per call)
+against the compute peak of the instruction its inner loop is built on, same thread count:
+bf16 (the `Linear` cases) against BM_FmaPeakAvx512 (BM_FmaPeakAvx2 where there is no AVX-512),
+int8 (`LinearQ8_R`), int4 (`LinearQ4_0`) and GGUF (`LinearGguf`) against BM_VnniPeakAvx512 (one
+u8·s8 product and its add = 2 ops). The BF16-dot peak is printed as the headroom of a bf16 kernel
+that rounds its activations to bf16.
 """
 import argparse
 import collections
 import json
 import statistics
+
+PREFIX = {"bf16": "Linear", "int8": "LinearQ8_R", "int4": "LinearQ4_0", "gguf": "LinearGguf"}
 
 
 def load(path):
@@ -20,7 +27,7 @@ def load(path):
         runs = json.load(f)["benchmarks"]
     out = collections.defaultdict(list)
     for b in runs:
-        if b.get("run_type", "iteration") != "iteration":
+        if b.get("run_type", "iteration") != "iteration" or b.get("error_occurred"):
             continue
         name = b["name"].replace("/min_time:0.300", "").replace("/real_time", "")
         out[name].append(b)
@@ -31,48 +38,69 @@ def pick(values, stat):
     return max(values) if stat == "best" else statistics.median(values)
 
 
+def ceiling(roof, name, counter, stat):
+    runs = roof.get(name)
+    return pick([b[counter] for b in runs], stat) if runs else None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("linear_json")
     ap.add_argument("roofline_json")
     ap.add_argument("--stat", choices=("best", "median"), default="best")
+    ap.add_argument("--format", choices=sorted(PREFIX), default="bf16")
+    ap.add_argument("--batch", type=int, nargs="+", default=[16])
     args = ap.parse_args()
 
     roof = load(args.roofline_json)
-    bw = {t: pick([b["read_GB/s"] for b in roof[f"BM_ReadBandwidth/MiB:4096/threads:{t}"]], args.stat) for t in (1, 2)}
-    fma = {t: pick([b["GFLOP/s"] for b in roof[f"BM_FmaPeakAvx2/threads:{t}"]], args.stat) for t in (1, 2)}
-    fma512 = {t: pick([b["GFLOP/s"] for b in roof.get(f"BM_FmaPeakAvx512/threads:{t}", [{"GFLOP/s": 0}])], args.stat)
-              for t in (1, 2)}
-    print(f"Ceilings ({args.stat}): read 4 GiB {bw[1]:.1f} GB/s (1 thread), {bw[2]:.1f} GB/s (2 threads); "
-          f"AVX2 FMA {fma[1]:.0f} / {fma[2]:.0f} GFLOP/s; AVX-512 FMA {fma512[1]:.0f} / {fma512[2]:.0f} GFLOP/s.\n")
+    threads = (1, 2)
+    bw = {t: ceiling(roof, f"BM_ReadBandwidth/MiB:4096/threads:{t}/huge:1", "read_GB/s", args.stat)
+          or ceiling(roof, f"BM_ReadBandwidth/MiB:4096/threads:{t}/huge:0", "read_GB/s", args.stat) for t in threads}
+    fma = {t: ceiling(roof, f"BM_FmaPeakAvx512/threads:{t}", "GFLOP/s", args.stat)
+           or ceiling(roof, f"BM_FmaPeakAvx2/threads:{t}", "GFLOP/s", args.stat) for t in threads}
+    vnni = {t: ceiling(roof, f"BM_VnniPeakAvx512/threads:{t}", "GOP/s", args.stat) for t in threads}
+    bf16dot = {t: ceiling(roof, f"BM_Bf16DotPeakAvx512/threads:{t}", "GFLOP/s", args.stat) for t in threads}
+
+    def fmt(d, unit):
+        return " / ".join("—" if d[t] is None else f"{d[t]:.0f}" for t in threads) + f" {unit}"
+
+    print(f"Ceilings ({args.stat}, 1 / 2 threads): read 4 GiB {fmt(bw, 'GB/s')}; FMA {fmt(fma, 'GFLOP/s')}; "
+          f"VNNI {fmt(vnni, 'GOP/s')}; BF16 dot {fmt(bf16dot, 'GFLOP/s')}.\n")
+    peak = fma if args.format == "bf16" else vnni
 
     lin = load(args.linear_json)
+    prefix = PREFIX[args.format]
     shapes = []
     for name in lin:
-        shape = "/".join(name.split("/")[1:3])
-        if shape not in shapes:
+        parts = name.split("/")
+        shape = "/".join(parts[1:3])
+        if parts[0] == prefix and shape not in shapes:
             shapes.append(shape)
 
+    def run(shape, n, t, mode):
+        return lin.get(f"{prefix}/{shape}/n:{n}/threads:{t}/{mode}")
+
     def rate(shape, n, t, mode, counter):
-        runs = lin.get(f"Linear/{shape}/n:{n}/threads:{t}/{mode}")
+        runs = run(shape, n, t, mode)
         return pick([b[counter] for b in runs], args.stat) if runs else None
 
-    def cell(v, ceiling):
-        return "—" if v is None else f"{v:.1f} ({100 * v / ceiling:.0f}%)"
+    def cell(v, ceil):
+        if v is None:
+            return "—"
+        return f"{v:.1f}" if not ceil else f"{v:.1f} ({100 * v / ceil:.0f}%)"
 
-    print("| tensor | out×in | MB | n=1 cold 1T GB/s | n=1 cold 2T GB/s | n=1 hot 1T GB/s | "
-          "n=16 cold 1T GFLOP/s | n=16 cold 2T GFLOP/s |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    batched = [f"n={n} cold {t}T GFLOP/s" for n in args.batch for t in threads]
+    print("| tensor | out×in | MB | n=1 cold 1T GB/s | n=1 cold 2T GB/s | " + " | ".join(batched) + " |")
+    print("|---|---|---:|---:|---:|" + "---:|" * len(batched))
     for shape in shapes:
         tensor, dims = shape.split("/")
         out, inp = (int(x) for x in dims.split("x"))
-        mb = out * inp * 2 / 1e6
+        any_run = next((r for n in [1] + args.batch for t in threads for r in [run(shape, n, t, "cold")] if r), None)
+        mb = any_run[0].get("MB", out * inp * 2 / 1e6) if any_run else out * inp * 2 / 1e6
+        cells = [cell(rate(shape, n, t, "cold", "GFLOP/s"), peak[t]) for n in args.batch for t in threads]
         print(f"| {tensor} | {out}×{inp} | {mb:.1f} | "
               f"{cell(rate(shape, 1, 1, 'cold', 'weight_GB/s'), bw[1])} | "
-              f"{cell(rate(shape, 1, 2, 'cold', 'weight_GB/s'), bw[2])} | "
-              f"{cell(rate(shape, 1, 1, 'hot', 'weight_GB/s'), bw[1])} | "
-              f"{cell(rate(shape, 16, 1, 'cold', 'GFLOP/s'), fma[1])} | "
-              f"{cell(rate(shape, 16, 2, 'cold', 'GFLOP/s'), fma[2])} |")
+              f"{cell(rate(shape, 1, 2, 'cold', 'weight_GB/s'), bw[2])} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

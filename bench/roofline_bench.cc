@@ -13,6 +13,14 @@
 //                                      4-5 cycles x 2 FMA ports needs >= 10 chains). Counters
 //                                      GFLOP/s (all threads) and GFLOP/s_per_thread; one FMA lane
 //                                      = 2 flops.
+//   BM_VnniPeakAvx512/<threads>        the same with VPDPBUSD (u8 x s8 -> s32, 64 products per
+//                                      instruction): the ceiling of the int8/int4 kernels' dot
+//                                      steps. Counters GOP/s, GOP/s_per_thread (a product and its
+//                                      add = 2 ops).
+//   BM_Bf16DotPeakAvx512/<threads>     the same with VDPBF16PS (bf16 pairs -> f32, 32 products
+//                                      per instruction), where AVX512_BF16 exists: the headroom of
+//                                      a bf16 kernel that rounds its activations to bf16 (GFLOP/s).
+//   Each skips with a message on a CPU without the extension.
 //
 // Threads come from kernels::ThreadPool (the caller takes part), one contiguous slice each, so
 // the 2-thread figures include the same dispatch machinery the kernels use. All cases use wall
@@ -20,13 +28,20 @@
 // --benchmark_repetitions=5 and read the max / median.
 // gemmad-bench-libs: gemmad_kernels
 #include <benchmark/benchmark.h>
+// GCC 12 reports the AVX-512 intrinsics' undefined pass-through operands as uninitialised when
+// they are inlined (GCC bug 105593).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
+#pragma GCC diagnostic pop
 #include <sys/mman.h>
 
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "kernels/thread_pool.h"
@@ -172,6 +187,72 @@ BENCHMARK(BM_FmaPeak<8>)->Name("BM_FmaPeakAvx2")->ArgName("threads")->Arg(1)->Ar
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FmaPeak<16>)->Name("BM_FmaPeakAvx512")->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime()
     ->Unit(benchmark::kMillisecond);
+
+// VPDPBUSD / VDPBF16PS chains: 12 accumulators, one multiplicand pair, the empty asm as above.
+#define GEMMAD_DOT_LOOP(VEC, ACC, INIT, DOT)                                                    \
+  ACC c0 = INIT(seed), c1 = INIT(seed + 1), c2 = INIT(seed + 2), c3 = INIT(seed + 3);            \
+  ACC c4 = INIT(seed + 4), c5 = INIT(seed + 5), c6 = INIT(seed + 6), c7 = INIT(seed + 7);        \
+  ACC c8 = INIT(seed + 8), c9 = INIT(seed + 9), c10 = INIT(seed + 10), c11 = INIT(seed + 11);    \
+  const VEC a = a_in, b = b_in;                                                                  \
+  for (int64_t i = 0; i < trips; ++i) {                                                          \
+    c0 = DOT(c0, a, b); c1 = DOT(c1, a, b); c2 = DOT(c2, a, b); c3 = DOT(c3, a, b);              \
+    c4 = DOT(c4, a, b); c5 = DOT(c5, a, b); c6 = DOT(c6, a, b); c7 = DOT(c7, a, b);              \
+    c8 = DOT(c8, a, b); c9 = DOT(c9, a, b); c10 = DOT(c10, a, b); c11 = DOT(c11, a, b);          \
+    __asm__ volatile("" : "+v"(c0), "+v"(c1), "+v"(c2), "+v"(c3), "+v"(c4), "+v"(c5), "+v"(c6), \
+                     "+v"(c7), "+v"(c8), "+v"(c9), "+v"(c10), "+v"(c11));                        \
+  }
+
+__attribute__((target("avx512f,avx512bw,avx512vnni"), noinline)) int32_t VnniLoopAvx512(int32_t seed,
+                                                                                       int64_t trips) {
+  const __m512i a_in = _mm512_set1_epi8(3), b_in = _mm512_set1_epi8(-2);
+  GEMMAD_DOT_LOOP(__m512i, __m512i, _mm512_set1_epi32, _mm512_dpbusd_epi32)
+  const __m512i s = _mm512_add_epi32(
+      _mm512_add_epi32(_mm512_add_epi32(_mm512_add_epi32(c0, c1), _mm512_add_epi32(c2, c3)),
+                       _mm512_add_epi32(_mm512_add_epi32(c4, c5), _mm512_add_epi32(c6, c7))),
+      _mm512_add_epi32(_mm512_add_epi32(c8, c9), _mm512_add_epi32(c10, c11)));
+  return _mm512_reduce_add_epi32(s);
+}
+__attribute__((target("avx512f,avx512bw,avx512bf16"), noinline)) float Bf16DotLoopAvx512(float seed,
+                                                                                        int64_t trips) {
+  const __m512bh a_in = _mm512_cvtne2ps_pbh(_mm512_set1_ps(0.999f), _mm512_set1_ps(0.999f));
+  const __m512bh b_in = _mm512_cvtne2ps_pbh(_mm512_set1_ps(1e-7f), _mm512_set1_ps(1e-7f));
+  GEMMAD_DOT_LOOP(__m512bh, __m512, _mm512_set1_ps, _mm512_dpbf16_ps)
+  return _mm512_reduce_add_ps(c0 + c1 + c2 + c3 + c4 + c5 + c6 + c7 + c8 + c9 + c10 + c11);
+}
+#undef GEMMAD_DOT_LOOP
+
+enum class DotKind { kVnni, kBf16 };
+
+template <DotKind kKind>
+void BM_DotPeak(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  const bool vnni = kKind == DotKind::kVnni;
+  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
+      !__builtin_cpu_supports(vnni ? "avx512vnni" : "avx512bf16")) {
+    state.SkipWithError(vnni ? "no AVX-512 VNNI on this CPU" : "no AVX512_BF16 on this CPU");
+    return;
+  }
+  ThreadPool& pool = Pool(threads);
+  float out[2] = {0, 0};
+  for (auto _ : state) {
+    pool.Run(threads, [&](int64_t t) {
+      out[t] = vnni ? static_cast<float>(VnniLoopAvx512(static_cast<int32_t>(t), kFmaTrips))
+                    : Bf16DotLoopAvx512(static_cast<float>(t), kFmaTrips);
+    });
+    benchmark::DoNotOptimize(out);
+  }
+  const double products_per_op = vnni ? 64.0 : 32.0;
+  const double ops = 2.0 * products_per_op * kChains * static_cast<double>(kFmaTrips) * threads *
+                     static_cast<double>(state.iterations());
+  const char* unit = vnni ? "GOP/s" : "GFLOP/s";
+  state.counters[unit] = benchmark::Counter(ops / 1e9, benchmark::Counter::kIsRate);
+  state.counters[std::string(unit) + "_per_thread"] =
+      benchmark::Counter(ops / 1e9 / threads, benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_DotPeak<DotKind::kVnni>)->Name("BM_VnniPeakAvx512")->ArgName("threads")->Arg(1)->Arg(2)
+    ->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DotPeak<DotKind::kBf16>)->Name("BM_Bf16DotPeakAvx512")->ArgName("threads")->Arg(1)->Arg(2)
+    ->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
