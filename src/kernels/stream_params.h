@@ -29,11 +29,13 @@ struct StreamParams {
   // Row streams of the bf16 batch-1 tile for rows of long_row_bytes or more: 4 or 8
   // (kernels/cpu/stream_prefetch.h, RowStreams).
   int64_t long_row_streams = 4;
-  // The level of the Q4_0 tiles, the GGUF block kernels and the FP8 tiles.
+  // The level of the tiles that read adjacent rows side by side: the Q4_0 tiles, the GGUF block
+  // kernels, the FP8 tiles, and the few-token / batched bf16 and int8 tiles (whose first token
+  // group streams the weights from memory).
   PrefetchLevel level = PrefetchLevel::kL1;
-  // The levels of the bf16 (and f32) tiles and of the int8 (Q8_R) tiles: those convert a weight
-  // with few instructions, so with their rows read as four sequential streams the hardware
-  // prefetchers alone can keep up where the 4-bit tiles still need the software prefetch.
+  // The levels of the batch-1 bf16 (and f32) tiles and of the batch-1 int8 (Q8_R) tiles: those
+  // convert a weight with few instructions, so with their rows read as four sequential streams the
+  // hardware prefetchers alone can keep up where the 4-bit tiles still need the software prefetch.
   PrefetchLevel level_bf16 = PrefetchLevel::kL1;
   PrefetchLevel level_int8 = PrefetchLevel::kL1;
 };

@@ -186,8 +186,8 @@ inline void Dot4x2(const float* x, int64_t ldx, int64_t in, const float* w0, con
   const StreamParams& sp = ActiveStreamParams();
   const int64_t ahead = AheadBytes(sp, in * 4) / 4;
   for (; i + 16 <= in; i += 16) {
-    PrefetchAt(w0 + i + ahead, sp.level_bf16);
-    PrefetchAt(w1 + i + ahead, sp.level_bf16);
+    PrefetchAt(w0 + i + ahead, sp.level);
+    PrefetchAt(w1 + i + ahead, sp.level);
     __m512 v0 = Load16(w0 + i), v1 = Load16(w1 + i);
     for (int k = 0; k < 4; ++k) {
       __m512 xv = Load16(x + k * ldx + i);
@@ -216,8 +216,8 @@ inline void Dot4x2(const float* xp, int64_t ldx, int64_t in, const uint16_t* w0,
   const int64_t ahead = AheadBytes(sp, in * 2) / 2;
   for (int64_t i = 0; i < in; i += 32) {
     __m512 e0, o0, e1, o1;
-    PrefetchAt(w0 + i + ahead, sp.level_bf16);
-    PrefetchAt(w1 + i + ahead, sp.level_bf16);
+    PrefetchAt(w0 + i + ahead, sp.level);
+    PrefetchAt(w1 + i + ahead, sp.level);
     LoadPairsBlock(w0, i, in, &e0, &o0);
     LoadPairsBlock(w1, i, in, &e1, &o1);
     for (int k = 0; k < 4; ++k) {

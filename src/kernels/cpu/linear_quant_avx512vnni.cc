@@ -7,8 +7,10 @@
 // each lane ends at its exact integer Σ x·w. Lanes 0-7 then belong to block 2c and 8-15 to block
 // 2c+1; one convert and one FMA with [d_x(2c) ×8, d_x(2c+1) ×8] add the chunk, so every block
 // keeps its own scale. An odd last block is one masked chunk (zeros above, scale 0). Tiles: one
-// token × four rows, four tokens × four rows; every (token, row) output takes the same chunk
-// steps and the same lane reduction in every tile, so results are batch- and range-invariant.
+// token × four rows (rows from the four quarters of the range: four sequential streams), and two
+// to five tokens × four rows over the token side prepared once per call (PreparedTile); every
+// (token, row) output takes the same chunk steps and the same lane reduction in every tile, so
+// results are batch- and range-invariant.
 // Include no header with inline code here beyond intrinsics and the registry's declarations.
 // GCC 12 reports the AVX-512 intrinsics' undefined pass-through operands as uninitialised
 // (GCC bug 105593).
@@ -20,6 +22,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "kernels/registry.h"
 #include "kernels/cpu/stream_prefetch.h"
@@ -107,6 +110,74 @@ inline void Tile(const int8_t* q, const float* d, int64_t in, int64_t nb, const 
   }
 }
 
+// The token side of every chunk (the odd last one masked as LoadX does), prepared once per call
+// for the few-token and batched tiles: [x, -128·Σx per lane, d_x spread] per (token, chunk), the
+// values LoadX forms, so every Step takes the same operands as in Tile<1, R>.
+inline void PrepareX(const int8_t* q, const float* d, int64_t in, int64_t nb, int64_t n, XChunk* out) {
+  const int64_t chunks = (nb + 1) / 2;
+  for (int64_t t = 0; t < n; ++t) {
+    for (int64_t c = 0; c < chunks; ++c) out[t * chunks + c] = LoadX(q + t * in, d + t * nb, c, 2 * c + 1 == nb);
+  }
+}
+
+// Tile<T, R> over prepared token chunks (px[t * chunks + c]) and R rows at `row0 + r·stride`: the
+// same Steps in the same order and the same reduction as Tile, so each (token, row) output is
+// bit-identical to the one-token tile's. The weights of a chunk are loaded and biased once for
+// all T tokens, and the token side is loaded, not recomputed, per token: only the accumulators,
+// the R weight registers and one token's three operands are live, so nothing spills.
+template <int T, int R>
+inline void PreparedTile(const XChunk* px, int64_t chunks, int64_t nb, const uint8_t* row0, size_t stride,
+                         float* out) {
+  __m512 acc[T][R];
+  for (int t = 0; t < T; ++t) {
+    for (int r = 0; r < R; ++r) acc[t][r] = _mm512_setzero_ps();
+  }
+  const StreamParams& sp = ActiveStreamParams();
+  const int64_t ahead = AheadBytesInt8(sp, static_cast<int64_t>(stride));
+  const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
+  const int64_t full = nb / 2;
+  for (int64_t c = 0; c < full; ++c) {
+    __m512i u[R];
+    for (int r = 0; r < R; ++r) {
+      const uint8_t* at = Blocks(row0 + r * stride) + c * kChunk;
+      u[r] = _mm512_xor_si512(_mm512_loadu_si512(at), bias);
+      PrefetchAt(at + ahead, sp.level);  // the first token group streams adjacent rows
+    }
+    for (int t = 0; t < T; ++t) {
+      const XChunk& x = px[t * chunks + c];
+      for (int r = 0; r < R; ++r) acc[t][r] = Step(acc[t][r], u[r], x);
+    }
+  }
+  if (nb % 2 == 1) {
+    __m512i u[R];
+    for (int r = 0; r < R; ++r) u[r] = LoadW(Blocks(row0 + r * stride), full, true);
+    for (int t = 0; t < T; ++t) {
+      const XChunk& x = px[t * chunks + full];
+      for (int r = 0; r < R; ++r) acc[t][r] = Step(acc[t][r], u[r], x);
+    }
+  }
+  for (int t = 0; t < T; ++t) {
+    for (int r = 0; r < R; r += 4) {
+      const int k1 = r + 1 < R ? r + 1 : r, k2 = r + 2 < R ? r + 2 : r, k3 = r + 3 < R ? r + 3 : r;
+      float s[4];
+      _mm_storeu_ps(s, Hsum4(acc[t][r], acc[t][k1], acc[t][k2], acc[t][k3]));
+      for (int k = 0; k < 4 && r + k < R; ++k) out[t * R + r + k] = s[k] * RowScale(row0 + (r + k) * stride);
+    }
+  }
+}
+
+// One group of g (2..5) prepared tokens over R rows.
+template <int R>
+inline void PreparedGroup(int g, const XChunk* px, int64_t chunks, int64_t nb, const uint8_t* row0, size_t stride,
+                          float* out) {
+  switch (g) {
+    case 5: PreparedTile<5, R>(px, chunks, nb, row0, stride, out); break;
+    case 4: PreparedTile<4, R>(px, chunks, nb, row0, stride, out); break;
+    case 3: PreparedTile<3, R>(px, chunks, nb, row0, stride, out); break;
+    default: PreparedTile<2, R>(px, chunks, nb, row0, stride, out); break;
+  }
+}
+
 }  // namespace
 
 void LinearQ8RAvx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w,
@@ -118,25 +189,34 @@ void LinearQ8RAvx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in,
   // one block, so its four streams are as long as the range allows.
   const int64_t by_l2 = static_cast<int64_t>((size_t{128} << 10) / stride);
   const int64_t row_block = n == 1 ? o_end - o_begin : by_l2 < 4 ? 4 : by_l2;
-  float r[16];
+  float r[16], r20[20];
+  // Two or more tokens read the token side prepared once (thread-local scratch that only grows).
+  const int64_t chunks = (nb + 1) / 2;
+  thread_local std::vector<XChunk> prepared_buf;
+  const XChunk* prepared = nullptr;
+  if (n >= 2) {
+    const size_t need = static_cast<size_t>(n * chunks);
+    if (prepared_buf.size() < need) prepared_buf.resize(need);
+    PrepareX(q, d, in, nb, n, prepared_buf.data());
+    prepared = prepared_buf.data();
+  }
   for (int64_t ob = o_begin; ob < o_end; ob += row_block) {
     const int64_t oe = ob + row_block < o_end ? ob + row_block : o_end;
     int64_t t = 0;
-    for (; t + 4 <= n; t += 4) {
-      const int8_t* qt = q + t * in;
-      const float* dt = d + t * nb;
+    // Groups of up to four tokens (five when five are left) over four rows at a time.
+    for (int g = 0; t + 2 <= n; t += g) {
+      g = n - t == 5 ? 5 : n - t >= 4 ? 4 : static_cast<int>(n - t);
+      const XChunk* pt = prepared + t * chunks;
       int64_t o = ob;
       for (; o + 4 <= oe; o += 4) {
-        const uint8_t* rows[4] = {row(o), row(o + 1), row(o + 2), row(o + 3)};
-        Tile<4, 4>(qt, dt, in, nb, rows, r);
-        for (int k = 0; k < 4; ++k) {
-          for (int j = 0; j < 4; ++j) y[(t + k) * ldy + o + j] = r[k * 4 + j];
+        PreparedGroup<4>(g, pt, chunks, nb, row(o), stride, r20);
+        for (int k = 0; k < g; ++k) {
+          for (int j = 0; j < 4; ++j) y[(t + k) * ldy + o + j] = r20[k * 4 + j];
         }
       }
       for (; o < oe; ++o) {
-        const uint8_t* rows[1] = {row(o)};
-        Tile<4, 1>(qt, dt, in, nb, rows, r);
-        for (int k = 0; k < 4; ++k) y[(t + k) * ldy + o] = r[k];
+        PreparedGroup<1>(g, pt, chunks, nb, row(o), stride, r20);
+        for (int k = 0; k < g; ++k) y[(t + k) * ldy + o] = r20[k];
       }
     }
     // The 1x4 tiles take one row from each quarter of the block: four sequential streams.
