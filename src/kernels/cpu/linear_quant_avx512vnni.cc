@@ -79,6 +79,20 @@ inline float RowScale(const uint8_t* row) {
   return s;
 }
 
+// The lane reduction every tile ends with: out[t * R + r] = (Hsum4 of acc[t][r]) · rows[r]'s scale,
+// four rows at a time with the same formula in every position.
+template <int T, int R>
+inline void ReduceRows(const __m512 (&acc)[T][R], const uint8_t* const* rows, float* out) {
+  for (int t = 0; t < T; ++t) {
+    for (int r = 0; r < R; r += 4) {
+      const int k1 = r + 1 < R ? r + 1 : r, k2 = r + 2 < R ? r + 2 : r, k3 = r + 3 < R ? r + 3 : r;
+      float s[4];
+      _mm_storeu_ps(s, Hsum4(acc[t][r], acc[t][k1], acc[t][k2], acc[t][k3]));
+      for (int k = 0; k < 4 && r + k < R; ++k) out[t * R + r + k] = s[k] * RowScale(rows[r + k]);
+    }
+  }
+}
+
 // T tokens (q/d rows with strides in, nb) × R rows; out[t * R + r] = token t · rows[r].
 template <int T, int R>
 inline void Tile(const int8_t* q, const float* d, int64_t in, int64_t nb, const uint8_t* const* rows, float* out) {
@@ -100,14 +114,7 @@ inline void Tile(const int8_t* q, const float* d, int64_t in, int64_t nb, const 
       for (int r = 0; r < R; ++r) acc[t][r] = Step(acc[t][r], u[r], x);
     }
   }
-  for (int t = 0; t < T; ++t) {
-    for (int r = 0; r < R; r += 4) {
-      const int k1 = r + 1 < R ? r + 1 : r, k2 = r + 2 < R ? r + 2 : r, k3 = r + 3 < R ? r + 3 : r;
-      float s[4];
-      _mm_storeu_ps(s, Hsum4(acc[t][r], acc[t][k1], acc[t][k2], acc[t][k3]));
-      for (int k = 0; k < 4 && r + k < R; ++k) out[t * R + r + k] = s[k] * RowScale(rows[r + k]);
-    }
-  }
+  ReduceRows<T, R>(acc, rows, out);
 }
 
 // The token side of every chunk (the odd last one masked as LoadX does), prepared once per call
@@ -156,14 +163,9 @@ inline void PreparedTile(const XChunk* px, int64_t chunks, int64_t nb, const uin
       for (int r = 0; r < R; ++r) acc[t][r] = Step(acc[t][r], u[r], x);
     }
   }
-  for (int t = 0; t < T; ++t) {
-    for (int r = 0; r < R; r += 4) {
-      const int k1 = r + 1 < R ? r + 1 : r, k2 = r + 2 < R ? r + 2 : r, k3 = r + 3 < R ? r + 3 : r;
-      float s[4];
-      _mm_storeu_ps(s, Hsum4(acc[t][r], acc[t][k1], acc[t][k2], acc[t][k3]));
-      for (int k = 0; k < 4 && r + k < R; ++k) out[t * R + r + k] = s[k] * RowScale(row0 + (r + k) * stride);
-    }
-  }
+  const uint8_t* rows[R];
+  for (int r = 0; r < R; ++r) rows[r] = row0 + r * stride;
+  ReduceRows<T, R>(acc, rows, out);
 }
 
 // One group of g (2..5) prepared tokens over R rows.
