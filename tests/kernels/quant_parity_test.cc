@@ -176,6 +176,31 @@ TEST(QuantParity, LinearQuantIsBatchInvariant) {
   }
 }
 
+// A batch whose prepared token side passes the kernels' per-call bound (8 MiB: about 226 int8 and
+// 170 int4 tokens at in = 12,320) runs in passes of tokens; every result still equals the
+// one-token kernel's.
+TEST(QuantParity, LongBatchesRunInPassesWithTheSameResults) {
+  Rng rng(11);
+  const int64_t in = 32 * 385, out = 7, n = 229;
+  for (DType fmt : kFormats) {
+    auto wf = testing::RandomFloats(rng, out * in, 0.05);
+    const auto w = OddBytes(reference::QuantizeRows(wf.data(), out, in, fmt));
+    auto x = Activations(rng, n, in);
+    testing::ForEachKernelTable([&](const CpuKernelTable& t) {
+      const LinearQuantFn fn = fmt == DType::kQ8R ? t.linear_q8r : t.linear_q4_0;
+      std::vector<int8_t> q(static_cast<size_t>(n * in));
+      std::vector<float> d(static_cast<size_t>(n * in / 32));
+      t.quantize_acts(x.data(), n, in, q.data(), d.data());
+      std::vector<float> batched(static_cast<size_t>(n * out)), alone(static_cast<size_t>(out));
+      fn(q.data(), d.data(), n, in, w.data(), out, 0, out, batched.data(), out);
+      for (int64_t k = 0; k < n; ++k) {
+        fn(q.data() + k * in, d.data() + k * in / 32, 1, in, w.data(), out, 0, out, alone.data(), out);
+        for (int64_t o = 0; o < out; ++o) ASSERT_EQ(batched[k * out + o], alone[o]) << t.name << " token " << k;
+      }
+    });
+  }
+}
+
 // The public ops: Linear and EmbeddingGather on quantized views, with and without a pool; and
 // the quantized result stays close to the fp32 Linear (a bound, not a parity: it measures the
 // quantization itself).

@@ -8,7 +8,8 @@
 // 2c+1; one convert and one FMA with [d_x(2c) ×8, d_x(2c+1) ×8] add the chunk, so every block
 // keeps its own scale. An odd last block is one masked chunk (zeros above, scale 0). Tiles: one
 // token × four rows (rows from the four quarters of the range: four sequential streams), and two
-// to five tokens × four rows over the token side prepared once per call (PreparedTile); every
+// to five tokens × four rows over the token side prepared once per call (PreparedTile; batches
+// longer than kPreparedBytes of it run in passes of tokens); every
 // (token, row) output takes the same chunk steps and the same lane reduction in every tile, so
 // results are batch- and range-invariant.
 // Include no header with inline code here beyond intrinsics and the registry's declarations.
@@ -30,6 +31,9 @@
 
 namespace gemmad::kernels {
 namespace {
+
+// Most bytes of prepared token side one call of the kernel fills per thread.
+constexpr int64_t kPreparedBytes = int64_t{8} << 20;
 
 constexpr int64_t kBlock = 32;  // tensor::kQuantBlock
 constexpr int64_t kChunk = 64;  // two blocks per register
@@ -106,8 +110,8 @@ inline void Tile(const int8_t* q, const float* d, int64_t in, int64_t nb, const 
     const bool half = 2 * c + 1 == nb;  // masked loads, so the loop body is the same for the tail
     __m512i u[R];
     for (int r = 0; r < R; ++r) u[r] = LoadW(Blocks(rows[r]), c, half);
-    // The weights stream from memory (batch 1, and the first token group of a few-token step):
-    // prefetch ahead in every row (linear_avx512.cc).
+    // The weights stream from memory (this tile runs batch 1 only): prefetch ahead in every row
+    // (linear_avx512.cc), at the batch-1 level.
     for (int r = 0; r < R; ++r) PrefetchAt(Blocks(rows[r]) + 64 * c + ahead, sp.level_int8);
     for (int t = 0; t < T; ++t) {
       const XChunk x = LoadX(q + t * in, d + t * nb, c, half);
@@ -183,8 +187,20 @@ inline void PreparedGroup(int g, const XChunk* px, int64_t chunks, int64_t nb, c
 }  // namespace
 
 void LinearQ8RAvx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w,
-                         int64_t /*out*/, int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
+                         int64_t out, int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
   const int64_t nb = in / kBlock;
+  // The prepared token side of the few-token and batched tiles is bounded (kPreparedBytes a call
+  // and thread): a longer batch runs in passes of tokens, each a call of its own; every (token, row)
+  // result is the same either way (batch-invariant tiles).
+  const int64_t per_token = ((nb + 1) / 2) * static_cast<int64_t>(sizeof(XChunk));
+  const int64_t pass = per_token > 0 && kPreparedBytes / per_token > 8 ? kPreparedBytes / per_token : 8;
+  if (n > pass) {
+    for (int64_t t0 = 0; t0 < n; t0 += pass) {
+      const int64_t np = n - t0 < pass ? n - t0 : pass;
+      LinearQ8RAvx512Vnni(q + t0 * in, d + t0 * nb, np, in, w, out, o_begin, o_end, y + t0 * ldy, ldy);
+    }
+    return;
+  }
   const size_t stride = Stride(in);
   const auto row = [&](int64_t o) { return w + static_cast<size_t>(o) * stride; };
   // Row blocks keep the weights that several tokens read in L2; a lone token reads every row once:
@@ -192,7 +208,7 @@ void LinearQ8RAvx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in,
   const int64_t by_l2 = static_cast<int64_t>((size_t{128} << 10) / stride);
   const int64_t row_block = n == 1 ? o_end - o_begin : by_l2 < 4 ? 4 : by_l2;
   float r[16], r20[20];
-  // Two or more tokens read the token side prepared once (thread-local scratch that only grows).
+  // Two or more tokens read the token side prepared once (thread-local scratch, at most kPreparedBytes).
   const int64_t chunks = (nb + 1) / 2;
   thread_local std::vector<XChunk> prepared_buf;
   const XChunk* prepared = nullptr;
