@@ -145,6 +145,26 @@ TEST(QuantParity, LinearQuantOddSizesMisaligned) {
   }
 }
 
+// Quantizes n tokens of x, runs fn on all of them at once and on each alone; every (token, row)
+// output must be bit-identical. Returns the batched outputs [n][out].
+std::vector<float> ExpectBatchEqualsAlone(const CpuKernelTable& t, LinearQuantFn fn, const float* x, int64_t n,
+                                          int64_t in, const uint8_t* w, int64_t out,
+                                          std::vector<int8_t>* q, std::vector<float>* d) {
+  q->assign(static_cast<size_t>(n * in), 0);
+  d->assign(static_cast<size_t>(n * in / 32), 0.0f);
+  t.quantize_acts(x, n, in, q->data(), d->data());
+  std::vector<float> batched(static_cast<size_t>(n * out)), alone(static_cast<size_t>(out));
+  fn(q->data(), d->data(), n, in, w, out, 0, out, batched.data(), out);
+  for (int64_t k = 0; k < n; ++k) {
+    fn(q->data() + k * in, d->data() + k * in / 32, 1, in, w, out, 0, out, alone.data(), out);
+    for (int64_t o = 0; o < out; ++o) {
+      EXPECT_EQ(batched[k * out + o], alone[o]) << t.name << " n=" << n << " token " << k;
+      if (batched[k * out + o] != alone[o]) return batched;
+    }
+  }
+  return batched;
+}
+
 TEST(QuantParity, LinearQuantIsBatchInvariant) {
   Rng rng(4);
   for (DType fmt : kFormats) {
@@ -155,15 +175,9 @@ TEST(QuantParity, LinearQuantIsBatchInvariant) {
       const LinearQuantFn fn = fmt == DType::kQ8R ? t.linear_q8r : t.linear_q4_0;
       for (int64_t n : {2, 3, 4, 5, 6, 7, 8, 9}) {
         auto x = Activations(rng, n, in);
-        std::vector<int8_t> q(static_cast<size_t>(n * in));
-        std::vector<float> d(static_cast<size_t>(n * in / 32));
-        t.quantize_acts(x.data(), n, in, q.data(), d.data());
-        std::vector<float> batched(static_cast<size_t>(n * out)), alone(static_cast<size_t>(out));
-        fn(q.data(), d.data(), n, in, w.data(), out, 0, out, batched.data(), out);
-        for (int64_t k = 0; k < n; ++k) {
-          fn(q.data() + k * in, d.data() + k * in / 32, 1, in, w.data(), out, 0, out, alone.data(), out);
-          for (int64_t o = 0; o < out; ++o) ASSERT_EQ(batched[k * out + o], alone[o]) << t.name << " n=" << n;
-        }
+        std::vector<int8_t> q;
+        std::vector<float> d;
+        const auto batched = ExpectBatchEqualsAlone(t, fn, x.data(), n, in, w.data(), out, &q, &d);
         std::vector<float> part(static_cast<size_t>(n * out), -1.0f);
         fn(q.data(), d.data(), n, in, w.data(), out, 3, 17, part.data(), out);  // starts mid-pair
         for (int64_t k = 0; k < n; ++k) {
@@ -188,15 +202,9 @@ TEST(QuantParity, LongBatchesRunInPassesWithTheSameResults) {
     auto x = Activations(rng, n, in);
     testing::ForEachKernelTable([&](const CpuKernelTable& t) {
       const LinearQuantFn fn = fmt == DType::kQ8R ? t.linear_q8r : t.linear_q4_0;
-      std::vector<int8_t> q(static_cast<size_t>(n * in));
-      std::vector<float> d(static_cast<size_t>(n * in / 32));
-      t.quantize_acts(x.data(), n, in, q.data(), d.data());
-      std::vector<float> batched(static_cast<size_t>(n * out)), alone(static_cast<size_t>(out));
-      fn(q.data(), d.data(), n, in, w.data(), out, 0, out, batched.data(), out);
-      for (int64_t k = 0; k < n; ++k) {
-        fn(q.data() + k * in, d.data() + k * in / 32, 1, in, w.data(), out, 0, out, alone.data(), out);
-        for (int64_t o = 0; o < out; ++o) ASSERT_EQ(batched[k * out + o], alone[o]) << t.name << " token " << k;
-      }
+      std::vector<int8_t> q;
+      std::vector<float> d;
+      ExpectBatchEqualsAlone(t, fn, x.data(), n, in, w.data(), out, &q, &d);
     });
   }
 }

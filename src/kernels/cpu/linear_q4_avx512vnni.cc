@@ -33,9 +33,6 @@
 namespace gemmad::kernels {
 namespace {
 
-// Most bytes of prepared token side one call of the kernel fills per thread.
-constexpr int64_t kPreparedBytes = int64_t{8} << 20;
-
 constexpr int64_t kBlock = 32;
 constexpr int64_t kChunk = 64;      // two blocks of one token's activations
 constexpr int64_t kPairBytes = 36;  // sizeof(tensor::BlockQ4_0x2)
@@ -296,17 +293,11 @@ void LinearQ4_0Avx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in
                           int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
   const int64_t nb = in / kBlock, full_pairs = out / 2;
   // The prepared token side of the few-token and batched tiles is bounded (kPreparedBytes a call
-  // and thread): a longer batch runs in passes of tokens, each a call of its own; every (token, row)
-  // result is the same either way (batch-invariant tiles).
-  const int64_t per_token = (nb / 2) * static_cast<int64_t>(sizeof(PreparedX));
-  const int64_t pass = per_token > 0 && kPreparedBytes / per_token > 8 ? kPreparedBytes / per_token : 8;
-  if (n > pass) {
-    for (int64_t t0 = 0; t0 < n; t0 += pass) {
-      const int64_t np = n - t0 < pass ? n - t0 : pass;
-      LinearQ4_0Avx512Vnni(q + t0 * in, d + t0 * nb, np, in, w, out, o_begin, o_end, y + t0 * ldy, ldy);
-    }
-    return;
-  }
+  // and thread): a longer batch runs in passes of tokens, each a call of its own.
+  const auto pass = [&](int64_t t0, int64_t np) {
+    LinearQ4_0Avx512Vnni(q + t0 * in, d + t0 * nb, np, in, w, out, o_begin, o_end, y + t0 * ldy, ldy);
+  };
+  if (RunInPreparedPasses(n, (nb / 2) * static_cast<int64_t>(sizeof(PreparedX)), pass)) return;
   // Pairs touching [o_begin, o_end); rows outside the range are computed but not written.
   const int64_t p_begin = o_begin / 2, p_end = (o_end + 1) / 2 < full_pairs ? (o_end + 1) / 2 : full_pairs;
   const auto put = [&](int64_t t, int64_t row, float v) {

@@ -32,9 +32,6 @@
 namespace gemmad::kernels {
 namespace {
 
-// Most bytes of prepared token side one call of the kernel fills per thread.
-constexpr int64_t kPreparedBytes = int64_t{8} << 20;
-
 constexpr int64_t kBlock = 32;  // tensor::kQuantBlock
 constexpr int64_t kChunk = 64;  // two blocks per register
 constexpr __mmask64 kLowBlock = 0xFFFFFFFFull;
@@ -190,17 +187,11 @@ void LinearQ8RAvx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in,
                          int64_t out, int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
   const int64_t nb = in / kBlock;
   // The prepared token side of the few-token and batched tiles is bounded (kPreparedBytes a call
-  // and thread): a longer batch runs in passes of tokens, each a call of its own; every (token, row)
-  // result is the same either way (batch-invariant tiles).
-  const int64_t per_token = ((nb + 1) / 2) * static_cast<int64_t>(sizeof(XChunk));
-  const int64_t pass = per_token > 0 && kPreparedBytes / per_token > 8 ? kPreparedBytes / per_token : 8;
-  if (n > pass) {
-    for (int64_t t0 = 0; t0 < n; t0 += pass) {
-      const int64_t np = n - t0 < pass ? n - t0 : pass;
-      LinearQ8RAvx512Vnni(q + t0 * in, d + t0 * nb, np, in, w, out, o_begin, o_end, y + t0 * ldy, ldy);
-    }
-    return;
-  }
+  // and thread): a longer batch runs in passes of tokens, each a call of its own.
+  const auto pass = [&](int64_t t0, int64_t np) {
+    LinearQ8RAvx512Vnni(q + t0 * in, d + t0 * nb, np, in, w, out, o_begin, o_end, y + t0 * ldy, ldy);
+  };
+  if (RunInPreparedPasses(n, ((nb + 1) / 2) * static_cast<int64_t>(sizeof(XChunk)), pass)) return;
   const size_t stride = Stride(in);
   const auto row = [&](int64_t o) { return w + static_cast<size_t>(o) * stride; };
   // Row blocks keep the weights that several tokens read in L2; a lone token reads every row once:

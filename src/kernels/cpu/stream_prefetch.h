@@ -1,4 +1,5 @@
-// The batch-1 kernels' software prefetch under the active StreamParams (kernels/stream_params.h).
+// The batch-1 kernels' software prefetch under the active StreamParams (kernels/stream_params.h),
+// and the bound on the few-token tiles' prepared token side.
 // Included by ISA-specific translation units: everything here has internal linkage (an unnamed
 // namespace), so each file keeps its own copy compiled with its own flags and the linker never
 // picks one file's AVX-512 copy for another's callers. Intrinsics only, no library code.
@@ -51,6 +52,20 @@ inline int64_t QuarterStreams(int64_t rows) { return rows / 4; }
 // against 28-29 GB/s; 3 KB rows: 33 against 30, so short rows keep four).
 inline int RowStreams(const StreamParams& sp, int64_t row_bytes) {
   return row_bytes >= sp.long_row_bytes && sp.long_row_streams == 8 ? 8 : 4;
+}
+
+// Most bytes of prepared token side one call of a few-token / batched kernel fills per thread.
+constexpr int64_t kPreparedBytes = int64_t{8} << 20;
+
+// A batch whose prepared token side (bytes_per_token a token) passes kPreparedBytes runs in passes
+// of tokens (at least 8 a pass): call(t0, np) for each, then true; false when n fits one pass. The
+// kernels' tiles are batch-invariant, so every (token, row) result is the same either way.
+template <class Call>
+inline bool RunInPreparedPasses(int64_t n, int64_t bytes_per_token, Call&& call) {
+  const int64_t pass = bytes_per_token > 0 && kPreparedBytes / bytes_per_token > 8 ? kPreparedBytes / bytes_per_token : 8;
+  if (n <= pass) return false;
+  for (int64_t t0 = 0; t0 < n; t0 += pass) call(t0, n - t0 < pass ? n - t0 : pass);
+  return true;
 }
 
 }  // namespace
