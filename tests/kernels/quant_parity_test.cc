@@ -173,7 +173,7 @@ TEST(QuantParity, LinearQuantIsBatchInvariant) {
     const auto w = OddBytes(reference::QuantizeRows(wf.data(), out, in, fmt));
     testing::ForEachKernelTable([&](const CpuKernelTable& t) {
       const LinearQuantFn fn = fmt == DType::kQ8R ? t.linear_q8r : t.linear_q4_0;
-      for (int64_t n : {2, 3, 4, 5, 6, 7, 8, 9}) {
+      for (int64_t n : {2, 3, 4, 5, 6, 7, 8, 9, 16, 17}) {
         auto x = Activations(rng, n, in);
         std::vector<int8_t> q;
         std::vector<float> d;
