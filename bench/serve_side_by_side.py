@@ -138,6 +138,8 @@ def main():
     ap.add_argument("--json", help="write every round's rows here")
     ap.add_argument("--log-dir", help="keep the servers' logs here (default: a temporary directory)")
     a = ap.parse_args()
+    if a.log_dir:
+        os.makedirs(a.log_dir, exist_ok=True)
     if a.threads != os.cpu_count():
         print(f"note: gemmad serve uses all {os.cpu_count()} CPUs; llama-server runs -t {a.threads}", file=sys.stderr)
 
