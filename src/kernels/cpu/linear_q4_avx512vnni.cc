@@ -109,12 +109,12 @@ inline void SplitPair(const uint8_t* blk, bool half, __m512i* lo, __m512i* hi) {
   *hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), m);
 }
 
-// The token side of every full chunk, prepared once per call (the values LoadX forms), so that
-// a tile's tokens only load them.
+// The token side of every chunk (the odd last one masked), prepared once per call (the values
+// LoadX forms), so that a tile's tokens only load them: out[t * chunks + c].
 inline void PrepareX(const int8_t* q, const float* d, int64_t in, int64_t nb, int64_t n, XChunk* out) {
-  const int64_t full = nb / 2;
+  const int64_t chunks = (nb + 1) / 2;
   for (int64_t t = 0; t < n; ++t) {
-    for (int64_t c = 0; c < full; ++c) out[t * full + c] = LoadX(q + t * in, d + t * nb, c, false);
+    for (int64_t c = 0; c < chunks; ++c) out[t * chunks + c] = LoadX(q + t * in, d + t * nb, c, 2 * c + 1 == nb);
   }
 }
 
@@ -153,28 +153,23 @@ inline void LoadW(const uint8_t* const row[4], int64_t c, bool half, int64_t ahe
   for (int p = 0; p < 4; ++p) SplitPair(blk[p], half, &w->lo[p], &w->hi[p]);
 }
 
-// N tokens (q/d rows with strides in, nb; `px` holds their full chunks, prepared) × the four
-// pairs whose rows start at row[0..3]; out[t * 8 + 2p + k] = token t · row 2p + k of pair p.
+// N tokens (`px`: their prepared chunks, PrepareX's layout) × the four pairs of nb blocks whose
+// rows start at row[0..3]; out[t * 8 + 2p + k] = token t · row 2p + k of pair p.
 template <int N>
-void Tile(const int8_t* q, const float* d, int64_t in, int64_t nb, const XChunk* px, const uint8_t* const row[4],
-          float* out) {
+void Tile(int64_t nb, const XChunk* px, const uint8_t* const row[4], float* out) {
   __m512 acc[N];
   for (int t = 0; t < N; ++t) acc[t] = _mm512_setzero_ps();
   const StreamParams& sp = ActiveStreamParams();
-  const int64_t ahead = PrefetchAhead(sp, nb), full = nb / 2;
+  const int64_t ahead = PrefetchAhead(sp, nb), chunks = (nb + 1) / 2;
   WChunk w;
-  for (int64_t c = 0; c < full; ++c) {
-    LoadW(row, c, false, ahead, sp, &w);
-    for (int t = 0; t < N; ++t) acc[t] = Step(acc[t], w.lo, w.hi, w.scales, px[t * full + c]);
-  }
-  if (nb % 2 == 1) {
-    LoadW(row, full, true, ahead, sp, &w);
-    for (int t = 0; t < N; ++t) acc[t] = Step(acc[t], w.lo, w.hi, w.scales, LoadX(q + t * in, d + t * nb, full, true));
+  for (int64_t c = 0; c < chunks; ++c) {
+    LoadW(row, c, 2 * c + 1 == nb, ahead, sp, &w);
+    for (int t = 0; t < N; ++t) acc[t] = Step(acc[t], w.lo, w.hi, w.scales, px[t * chunks + c]);
   }
   for (int t = 0; t < N; ++t) Reduce(acc[t], out + t * 8);
 }
 
-using TileFn = void (*)(const int8_t*, const float*, int64_t, int64_t, const XChunk*, const uint8_t* const[4], float*);
+using TileFn = void (*)(int64_t, const XChunk*, const uint8_t* const[4], float*);
 constexpr int kMaxTileTokens = 8;
 template <size_t... I>
 constexpr std::array<TileFn, sizeof...(I)> MakeTiles(std::index_sequence<I...>) {
@@ -209,12 +204,13 @@ float LoneRow(const int8_t* q, const float* d, int64_t nb, const uint8_t* row) {
 void LinearQ4_0Avx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                           int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
   const int64_t nb = in / kBlock, full_pairs = out / 2;
-  // The prepared token side is bounded (kPreparedBytes a call
-  // and thread): a longer batch runs in passes of tokens, each a call of its own.
+  // The prepared token side is bounded (kPreparedBytes a call and thread): a longer batch runs in
+  // passes of tokens, each a call of its own.
   const auto pass = [&](int64_t t0, int64_t np) {
     LinearQ4_0Avx512Vnni(q + t0 * in, d + t0 * nb, np, in, w, out, o_begin, o_end, y + t0 * ldy, ldy);
   };
-  if (RunInPreparedPasses(n, (nb / 2) * static_cast<int64_t>(sizeof(XChunk)), pass)) return;
+  const int64_t chunks = (nb + 1) / 2;
+  if (RunInPreparedPasses(n, chunks * static_cast<int64_t>(sizeof(XChunk)), pass)) return;
   // Pairs touching [o_begin, o_end); rows outside the range are computed but not written.
   const int64_t p_begin = o_begin / 2, p_end = (o_end + 1) / 2 < full_pairs ? (o_end + 1) / 2 : full_pairs;
   // Row blocks (a multiple of the tile's four pairs) keep the weights that several tokens read in
@@ -224,7 +220,7 @@ void LinearQ4_0Avx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in
   // The tiles read the token side prepared once per call (thread-local scratch, at most
   // kPreparedBytes), not once per tile.
   thread_local std::vector<XChunk> prepared_buf;
-  const size_t need = static_cast<size_t>(n * (nb / 2));
+  const size_t need = static_cast<size_t>(n * chunks);
   if (prepared_buf.size() < need) prepared_buf.resize(need);
   PrepareX(q, d, in, nb, n, prepared_buf.data());
   const XChunk* prepared = prepared_buf.data();
@@ -238,7 +234,7 @@ void LinearQ4_0Avx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in
         // Four pairs; past the block's end the last pair again (its results are dropped).
         const uint8_t* rows[4];
         for (int k = 0; k < 4; ++k) rows[k] = w + (p + k < pe ? p + k : pe - 1) * nb * kPairBytes;
-        tile(q + t * in, d + t * nb, in, nb, prepared + t * (nb / 2), rows, r);
+        tile(nb, prepared + t * chunks, rows, r);
         const int64_t np = pe - p < 4 ? pe - p : 4;
         for (int64_t k = 0; k < g; ++k) {
           float* yt = y + (t + k) * ldy;
