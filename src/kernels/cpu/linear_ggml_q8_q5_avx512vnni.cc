@@ -158,8 +158,9 @@ void Run(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* 
   const size_t stride = static_cast<size_t>(nb * F::kBytes);
   const auto row = [&](int64_t o) { return w + static_cast<size_t>(o) * stride; };
   // Several tokens: row blocks whose weights stay in L2 while every token group reads them. One
-  // token reads each row once, so its whole range is one block.
-  const int64_t by_l2 = static_cast<int64_t>((size_t{128} << 10) / stride);
+  // token reads each row once, so its whole range is one block. A multiple of the tiles' four
+  // rows, so that no row of a block falls to the one-row tiles.
+  const int64_t by_l2 = static_cast<int64_t>((size_t{128} << 10) / stride) & ~int64_t{3};
   const int64_t row_block = n < 4 ? o_end - o_begin : (by_l2 < 4 ? 4 : by_l2);
   float r[16];
   for (int64_t ob = o_begin; ob < o_end; ob += row_block) {

@@ -130,7 +130,9 @@ void LinearQ4_0Avx2(const int8_t* q, const float* d, int64_t n, int64_t in, cons
   const auto put = [&](int64_t t, int64_t row, float v) {
     if (row >= o_begin && row < o_end) y[t * ldy + row] = v;
   };
-  const int64_t by_l2 = (int64_t{128} << 10) / (nb * kPairBytes);
+  // Pair blocks whose weights stay in L2 while every token group reads them, a multiple of the
+  // tiles' two pairs so that no pair of a block falls to the one-pair tiles.
+  const int64_t by_l2 = ((int64_t{128} << 10) / (nb * kPairBytes)) & ~int64_t{1};
   const int64_t pair_block = by_l2 < 2 ? 2 : by_l2;
   float r[16];
   for (int64_t pb = p_begin; pb < p_end; pb += pair_block) {

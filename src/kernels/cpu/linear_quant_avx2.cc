@@ -117,7 +117,9 @@ void LinearQuant(const int8_t* q, const float* d, int64_t n, int64_t in, const u
   const int64_t nb = in / kBlock;
   const size_t stride = R::Stride(in);
   const auto row = [&](int64_t o) { return w + static_cast<size_t>(o) * stride; };
-  const int64_t by_l2 = static_cast<int64_t>((size_t{128} << 10) / stride);
+  // Row blocks whose weights stay in L2 while every token group reads them, a multiple of the
+  // tiles' two rows so that no row of a block falls to the one-row tiles.
+  const int64_t by_l2 = static_cast<int64_t>((size_t{128} << 10) / stride) & ~int64_t{1};
   const int64_t row_block = by_l2 < 2 ? 2 : by_l2;
   for (int64_t ob = o_begin; ob < o_end; ob += row_block) {
     const int64_t oe = ob + row_block < o_end ? ob + row_block : o_end;

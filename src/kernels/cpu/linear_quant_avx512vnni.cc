@@ -194,9 +194,11 @@ void LinearQ8RAvx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in,
   if (RunInPreparedPasses(n, ((nb + 1) / 2) * static_cast<int64_t>(sizeof(XChunk)), pass)) return;
   const size_t stride = Stride(in);
   const auto row = [&](int64_t o) { return w + static_cast<size_t>(o) * stride; };
-  // Row blocks keep the weights that several tokens read in L2; a lone token reads every row once:
-  // one block, so its four streams are as long as the range allows.
-  const int64_t by_l2 = static_cast<int64_t>((size_t{128} << 10) / stride);
+  // Row blocks keep the weights that several tokens read in L2, a multiple of the tiles' four rows
+  // so that no row of a block falls to the one-row tiles (at in = 12,288 a block of 10 rows ran two
+  // of them one by one); a lone token reads every row once: one block, so its four streams are as
+  // long as the range allows.
+  const int64_t by_l2 = static_cast<int64_t>((size_t{128} << 10) / stride) & ~int64_t{3};
   const int64_t row_block = n == 1 ? o_end - o_begin : by_l2 < 4 ? 4 : by_l2;
   float r[16], r20[20];
   // Two or more tokens read the token side prepared once (thread-local scratch, at most kPreparedBytes).
