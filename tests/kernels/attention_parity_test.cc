@@ -182,6 +182,23 @@ TEST(KernelParity, PagedAttentionLongSequencesEveryTable) {
   });
 }
 
+// Contexts of several 256-key segments: a decode row alone on two threads runs its segments as
+// tasks of their own and merges them afterwards; in a batch (enough tasks) one task runs them in
+// order. Both must give the same bits, and match the reference.
+TEST(KernelParity, PagedAttentionSegmentsOnThreads) {
+  ThreadPool pool(2);
+  const std::vector<SeqSpec> batch = {{0, 30}, {600, 1}, {255, 2}, {1030, 1}, {511, 4}};
+  for (ExecContext ctx : {ExecContext{}, ExecContext{&pool}}) {
+    for (DType dt : {DType::kF32, DType::kBF16}) {
+      for (int64_t window : {0, 300}) {
+        SCOPED_TRACE(::testing::Message() << "window " << window);
+        RunCase(ctx, dt, window, 16, 8, 1, 40, batch, 100 + window);
+        RunCase(ctx, dt, window, 5, 4, 2, 17, batch, 110 + window);
+      }
+    }
+  }
+}
+
 // Scores spread over hundreds of units: most softmax weights fall below float's normal range
 // and are taken as zero; the result still matches the reference.
 TEST(KernelParity, PagedAttentionWideScoreRange) {

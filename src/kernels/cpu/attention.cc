@@ -1,14 +1,18 @@
 // Paged KV writes and paged causal attention with online softmax. One task is up to kTaskTokens
 // consecutive query rows of one sequence and one KV head, with all the query heads that share it
-// (GQA; halved until there are as many tasks as threads): R = tokens x heads rows of q. Keys are
-// visited in chunks of kChunk at fixed key indices (multiples of kChunk), each cut after the last
-// key any row of the task reads (in steps of kKeyStep); a chunk's keys and values are gathered
-// once through the block table, widened to f32 (values transposed), and shared by the task's R
-// rows through the registry's f32 Linear: S = Q·Kᵀ, then O += P·V. Keys outside a row's [lo, hi]
-// (hi = its key index, or key_end - 1 for a row that also reads later keys) are masked to p = 0,
-// keys outside every row's range are never read (freed blocks below a sliding window are never
-// touched). A row's result depends only on its own q, keys and range, never on which rows shared
-// its task (batch-invariant, like Linear).
+// (GQA): R = tokens x heads rows of q. Keys are taken in segments of kSegment at fixed key indices
+// and, inside a segment, in chunks of kChunk at fixed key indices, each cut after the last key any
+// row of the task reads (in steps of kKeyStep); a chunk's keys and values are gathered once
+// through the block table, widened to f32 ([nk, d] each, the next chunk's rows prefetched into
+// L2 meanwhile), and shared by the task's R rows through the registry's f32 kernels: S = Q·Kᵀ
+// (Linear), then O += P·V (Gemm, V as it is stored). Each row's softmax state is formed per
+// segment from scratch and the segments' states are merged in segment order, so a decode step of
+// one sequence (too few tasks for the threads) runs its segments as tasks of their own and merges
+// them afterwards with the same arithmetic. Keys outside a row's [lo, hi] (hi = its key index, or
+// key_end - 1 for a row that also reads later keys) are masked to p = 0, keys outside every row's
+// range are never read (freed blocks below a sliding window are never touched). A row's result
+// depends only on its own q, keys and range, never on which rows shared its task or on the
+// threads (batch-invariant, like Linear).
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -24,6 +28,10 @@ namespace {
 constexpr int64_t kChunk = 64;       // keys per chunk
 constexpr int64_t kTaskTokens = 4;  // query rows of one sequence per task
 constexpr int64_t kKeyStep = 16;    // a chunk is gathered up to its last needed key in steps of this
+// Keys are taken in segments of kSegment at fixed key indices: each row's softmax state is formed
+// per segment from scratch and the segments' states merged in order, so that a long context's
+// segments can run on different threads (a decode step) with the same result as in one task.
+constexpr int64_t kSegment = 256;
 // exp(x) for x below -kUnderflow is taken as 0: those weights are below 2^-115 of the row's
 // largest, and left as they are they reach the float denormal range (exp(-87.3) = FLT_MIN), in
 // which every multiply-add costs a microcode assist (8.2 s instead of 4.6 s for an E2B 512-token
@@ -52,16 +60,17 @@ inline float Widen(uint8_t c) {
 
 // Per-thread buffers of one task; they only grow (no allocation in a steady-state step).
 struct TaskScratch {
-  std::vector<float> q, k, vt, s, o, tmp, m, l, corr;
+  std::vector<float> q, k, v, s, o, tmp, m, l, corr;
   std::vector<int64_t> lo, hi;  // each row's first and last key
-  std::vector<uint8_t> live;  // the row has keys in the current chunk
+  std::vector<uint8_t> live;    // the row has keys in the current chunk
+  std::vector<const void*> src;  // the chunk's keys: where each one's row starts in the cache
   void Size(int64_t rows, int64_t d) {
     auto grow = [](auto& v, int64_t n) {
       if (v.size() < static_cast<size_t>(n)) v.resize(static_cast<size_t>(n));
     };
     grow(q, rows * d);
     grow(k, kChunk * d);
-    grow(vt, d * kChunk);
+    grow(v, kChunk * d);
     grow(s, rows * kChunk);
     grow(o, rows * d);
     grow(tmp, rows * d);
@@ -71,6 +80,7 @@ struct TaskScratch {
     grow(live, rows);
     grow(lo, rows);
     grow(hi, rows);
+    grow(src, kChunk);
   }
 };
 
@@ -79,52 +89,96 @@ struct TaskShape {
   float scale;
 };
 
-// Rows r = token ti * g + head gi of the task: query rows t0 + ti (key indices qi0 + ti) of
-// one sequence, query heads kvh * group + h0 + gi for gi < g, all reading KV head kvh.
-template <typename T>
-void AttendTask(const CpuKernelTable& kt, const float* q, const T* kc, const T* vc, const AttentionSequence& seq,
-                int64_t t0, int64_t tokens, int64_t qi0, int64_t window, int64_t kvh, int64_t h0, int64_t g,
-                const TaskShape& sh, float* out) {
-  const int64_t d = sh.d, rows = tokens * g, head0 = kvh * sh.group + h0;
-  thread_local TaskScratch ws;
-  ws.Size(rows, d);
-  for (int64_t ti = 0; ti < tokens; ++ti) {
-    const float* src = q + ((t0 + ti) * sh.heads + head0) * d;
+// The rows of one task: query rows t0 + ti (key indices qi0 + ti) of one sequence, query heads
+// kvh * group + h0 + gi for gi < g, all reading KV head kvh; row r = ti * g + gi.
+struct TaskRows {
+  int64_t t0, tokens, qi0, kvh, h0, g;
+  int64_t rows() const { return tokens * g; }
+};
+
+// Softmax state of a task's rows over some keys: m (running max of scaled scores), l (sum of
+// exp(score - m)) and o (sum of exp(score - m)·v, [rows, d]); m = -inf: no key yet.
+struct Partial {
+  float* m;
+  float* l;
+  float* o;
+};
+
+// Fills ws.q, ws.lo and ws.hi for the task's rows; returns the union of their keys [first, last].
+std::pair<int64_t, int64_t> LoadRows(const float* q, const AttentionSequence& seq, const TaskRows& tr, int64_t window,
+                                     const TaskShape& sh, TaskScratch& ws) {
+  const int64_t d = sh.d, g = tr.g, head0 = tr.kvh * sh.group + tr.h0;
+  for (int64_t ti = 0; ti < tr.tokens; ++ti) {
+    const float* src = q + ((tr.t0 + ti) * sh.heads + head0) * d;
     std::copy(src, src + g * d, ws.q.data() + ti * g * d);
     for (int64_t gi = 0; gi < g; ++gi) {
-      ws.hi[ti * g + gi] = seq.key_end != nullptr ? seq.key_end[t0 + ti - seq.token_begin] - 1 : qi0 + ti;
-      ws.lo[ti * g + gi] = window > 0 ? std::max<int64_t>(0, qi0 + ti - window + 1) : 0;
+      ws.hi[ti * g + gi] = seq.key_end != nullptr ? seq.key_end[tr.t0 + ti - seq.token_begin] - 1 : tr.qi0 + ti;
+      ws.lo[ti * g + gi] = window > 0 ? std::max<int64_t>(0, tr.qi0 + ti - window + 1) : 0;
     }
   }
-  std::fill(ws.o.begin(), ws.o.begin() + rows * d, 0.0f);
-  std::fill(ws.m.begin(), ws.m.begin() + rows, -INFINITY);
-  std::fill(ws.l.begin(), ws.l.begin() + rows, 0.0f);
-  const int64_t first = ws.lo[0], last = *std::max_element(ws.hi.begin(), ws.hi.begin() + rows);  // union
-  const int64_t head_off = kvh * d;
-  for (int64_t c0 = first / kChunk * kChunk; c0 <= last; c0 += kChunk) {
+  const int64_t rows = tr.rows();
+  return {ws.lo[0], *std::max_element(ws.hi.begin(), ws.hi.begin() + rows)};
+}
+
+// The rows' softmax state over the keys of [seg_lo, seg_hi] (a segment, chunk-aligned at
+// seg_lo) that each row reads, from scratch, into `p`: keys in chunks of kChunk at fixed key
+// indices, each cut after the last key any row reads (in steps of kKeyStep). ws.q/lo/hi hold
+// the rows (LoadRows); first/last is their union.
+template <typename T>
+void SegmentPartial(const CpuKernelTable& kt, const T* kc, const T* vc, const AttentionSequence& seq,
+                    const TaskRows& tr, int64_t first, int64_t last, int64_t seg_lo, int64_t seg_hi,
+                    const TaskShape& sh, TaskScratch& ws, const Partial& p) {
+  const int64_t d = sh.d, rows = tr.rows(), head_off = tr.kvh * d;
+  std::fill(p.o, p.o + rows * d, 0.0f);
+  std::fill(p.m, p.m + rows, -INFINITY);
+  std::fill(p.l, p.l + rows, 0.0f);
+  const int64_t lo = std::max(first, seg_lo), hi = std::min(last, seg_hi);
+  for (int64_t c0 = lo / kChunk * kChunk; c0 <= hi; c0 += kChunk) {
     // The chunk's first nk keys: up to the last key any row reads, in whole steps of kKeyStep (a
     // decode step's last chunk is mostly empty). Rows stay batch-invariant: the extra keys of a
     // longer union only add p = 0 terms at the end of P·V's reduction.
-    const int64_t nk = std::min(kChunk, (last - c0 + kKeyStep) / kKeyStep * kKeyStep);
-    // Gather: K as [nk, d], V transposed as [d, nk]; zeros outside [first, last].
+    const int64_t nk = std::min(kChunk, (hi - c0 + kKeyStep) / kKeyStep * kKeyStep);
+    // Gather: K and V as [nk, d] f32; zeros outside [lo, hi].
     for (int64_t j = 0; j < nk; ++j) {
       const int64_t key = c0 + j;
-      float* kr = ws.k.data() + j * d;
-      if (key < first || key > last) {
-        std::fill(kr, kr + d, 0.0f);
-        for (int64_t i = 0; i < d; ++i) ws.vt[i * nk + j] = 0.0f;
+      if (key < lo || key > hi) {
+        ws.src[j] = nullptr;
         continue;
       }
       const int64_t block = seq.block_table[key / sh.block_size];
-      const int64_t off = (block * sh.block_size + key % sh.block_size) * sh.row_stride + head_off;
-      for (int64_t i = 0; i < d; ++i) kr[i] = Widen(kc[off + i]);
-      for (int64_t i = 0; i < d; ++i) ws.vt[i * nk + j] = Widen(vc[off + i]);
+      ws.src[j] = kc + (block * sh.block_size + key % sh.block_size) * sh.row_stride + head_off;
+    }
+    for (int64_t j = 0; j < nk; ++j) {
+      float* kr = ws.k.data() + j * d;
+      float* vr = ws.v.data() + j * d;
+      const T* ks = static_cast<const T*>(ws.src[j]);
+      if (ks == nullptr) {
+        std::fill(kr, kr + d, 0.0f);
+        std::fill(vr, vr + d, 0.0f);
+        continue;
+      }
+      const T* vs = vc + (ks - kc);
+      // The same key of the next chunk into L2 meanwhile: the cache's blocks sit anywhere in
+      // memory, a few KB each, so the hardware prefetchers see short runs only.
+      if (const int64_t next = c0 + kChunk + j; next <= hi) {
+        const int64_t off = (seq.block_table[next / sh.block_size] * sh.block_size + next % sh.block_size) *
+                                sh.row_stride + head_off;
+        const char* kp = reinterpret_cast<const char*>(kc + off);
+        const char* vp = reinterpret_cast<const char*>(vc + off);
+        for (int64_t byte = 0; byte < d * static_cast<int64_t>(sizeof(T)); byte += 64) {
+          __builtin_prefetch(kp + byte, 0, 2);
+          __builtin_prefetch(vp + byte, 0, 2);
+        }
+      }
+      for (int64_t i = 0; i < d; ++i) kr[i] = Widen(ks[i]);
+      for (int64_t i = 0; i < d; ++i) vr[i] = Widen(vs[i]);
     }
     kt.linear_f32(ws.q.data(), rows, d, ws.k.data(), 0, nk, ws.s.data(), nk);  // S = Q·Kᵀ, [rows, nk]
     bool any = false;
     for (int64_t r = 0; r < rows; ++r) {
       float* sr = ws.s.data() + r * nk;
-      const int64_t jb = std::max<int64_t>(0, ws.lo[r] - c0), je = std::min<int64_t>(nk, ws.hi[r] - c0 + 1);
+      const int64_t jb = std::max<int64_t>(0, std::max(ws.lo[r], lo) - c0);
+      const int64_t je = std::min<int64_t>(nk, std::min(ws.hi[r], hi) - c0 + 1);
       ws.live[r] = jb < je;
       if (jb >= je) {
         std::fill(sr, sr + nk, 0.0f);
@@ -132,36 +186,98 @@ void AttendTask(const CpuKernelTable& kt, const float* q, const T* kc, const T* 
       }
       float mx = -INFINITY;
       for (int64_t j = jb; j < je; ++j) mx = std::max(mx, sr[j] * sh.scale);
-      const float m_new = std::max(ws.m[r], mx);
-      ws.corr[r] = ExpOrZero(ws.m[r] - m_new);  // 0 on the row's first chunk (m = -inf)
+      const float m_new = std::max(p.m[r], mx);
+      ws.corr[r] = ExpOrZero(p.m[r] - m_new);  // 0 on the row's first chunk (m = -inf)
       float sum = 0.0f;
       for (int64_t j = 0; j < nk; ++j) {
-        const float p = (j >= jb && j < je) ? ExpOrZero(sr[j] * sh.scale - m_new) : 0.0f;
-        sr[j] = p;
-        sum += p;
+        const float e = (j >= jb && j < je) ? ExpOrZero(sr[j] * sh.scale - m_new) : 0.0f;
+        sr[j] = e;
+        sum += e;
       }
-      ws.l[r] = ws.l[r] * ws.corr[r] + sum;
-      ws.m[r] = m_new;
+      p.l[r] = p.l[r] * ws.corr[r] + sum;
+      p.m[r] = m_new;
       any = true;
     }
     if (!any) continue;
-    kt.linear_f32(ws.s.data(), rows, nk, ws.vt.data(), 0, d, ws.tmp.data(), d);  // P·V
+    kt.gemm_f32(ws.s.data(), nk, ws.v.data(), d, ws.tmp.data(), d, rows, d, nk);  // P·V, [rows, d]
     for (int64_t r = 0; r < rows; ++r) {
       if (!ws.live[r]) continue;
-      float* o = ws.o.data() + r * d;
+      float* o = p.o + r * d;
       const float* t = ws.tmp.data() + r * d;
       const float c = ws.corr[r];
       for (int64_t i = 0; i < d; ++i) o[i] = o[i] * c + t[i];
     }
   }
-  for (int64_t ti = 0; ti < tokens; ++ti) {
-    float* dst = out + ((t0 + ti) * sh.heads + head0) * d;
-    for (int64_t gi = 0; gi < g; ++gi) {
-      const int64_t r = ti * g + gi;
-      const float inv = 1.0f / ws.l[r];
-      for (int64_t i = 0; i < d; ++i) dst[gi * d + i] = ws.o[r * d + i] * inv;
+}
+
+// total = total ⊕ part, row by row (the online-softmax merge; rows without keys in `part` are
+// left as they are). Every row's result is the merge of its segments' partials in segment order.
+void MergeInto(const Partial& total, const Partial& part, int64_t rows, int64_t d) {
+  for (int64_t r = 0; r < rows; ++r) {
+    if (part.m[r] == -INFINITY) continue;
+    const float m_new = std::max(total.m[r], part.m[r]);
+    const float a = ExpOrZero(total.m[r] - m_new), b = ExpOrZero(part.m[r] - m_new);
+    total.l[r] = total.l[r] * a + part.l[r] * b;
+    float* o = total.o + r * d;
+    const float* po = part.o + r * d;
+    for (int64_t i = 0; i < d; ++i) o[i] = o[i] * a + po[i] * b;
+    total.m[r] = m_new;
+  }
+}
+
+void ClearPartial(const Partial& p, int64_t rows, int64_t d) {
+  std::fill(p.o, p.o + rows * d, 0.0f);
+  std::fill(p.m, p.m + rows, -INFINITY);
+  std::fill(p.l, p.l + rows, 0.0f);
+}
+
+// out rows of the task = o / l.
+void WriteRows(const Partial& p, const TaskRows& tr, const TaskShape& sh, float* out) {
+  const int64_t d = sh.d, head0 = tr.kvh * sh.group + tr.h0;
+  for (int64_t ti = 0; ti < tr.tokens; ++ti) {
+    float* dst = out + ((tr.t0 + ti) * sh.heads + head0) * d;
+    for (int64_t gi = 0; gi < tr.g; ++gi) {
+      const int64_t r = ti * tr.g + gi;
+      const float inv = 1.0f / p.l[r];
+      for (int64_t i = 0; i < d; ++i) dst[gi * d + i] = p.o[r * d + i] * inv;
     }
   }
+}
+
+// The segments of [first, last]: kSegment keys at fixed key indices.
+inline int64_t FirstSegment(int64_t first) { return first / kSegment; }
+inline int64_t LastSegment(int64_t last) { return last / kSegment; }
+
+// One task, all its segments in order on this thread.
+template <typename T>
+void AttendTask(const CpuKernelTable& kt, const float* q, const T* kc, const T* vc, const AttentionSequence& seq,
+                const TaskRows& tr, int64_t window, const TaskShape& sh, float* out) {
+  thread_local TaskScratch ws;
+  thread_local std::vector<float> total_buf;
+  const int64_t rows = tr.rows(), d = sh.d;
+  ws.Size(rows, d);
+  if (total_buf.size() < static_cast<size_t>(rows * (d + 2))) total_buf.resize(static_cast<size_t>(rows * (d + 2)));
+  const auto [first, last] = LoadRows(q, seq, tr, window, sh, ws);
+  const Partial total{total_buf.data(), total_buf.data() + rows, total_buf.data() + 2 * rows};
+  const Partial part{ws.m.data(), ws.l.data(), ws.o.data()};
+  ClearPartial(total, rows, d);
+  for (int64_t sg = FirstSegment(first); sg <= LastSegment(last); ++sg) {
+    SegmentPartial(kt, kc, vc, seq, tr, first, last, sg * kSegment, (sg + 1) * kSegment - 1, sh, ws, part);
+    MergeInto(total, part, rows, d);
+  }
+  WriteRows(total, tr, sh, out);
+}
+
+// One segment of a task into its slot of partials (`slot`: rows · (d + 2) floats: m, l, o).
+template <typename T>
+void AttendSegment(const CpuKernelTable& kt, const float* q, const T* kc, const T* vc, const AttentionSequence& seq,
+                   const TaskRows& tr, int64_t window, int64_t sg, const TaskShape& sh, float* slot) {
+  thread_local TaskScratch ws;
+  const int64_t rows = tr.rows();
+  ws.Size(rows, sh.d);
+  const auto [first, last] = LoadRows(q, seq, tr, window, sh, ws);
+  const Partial part{slot, slot + rows, slot + 2 * rows};
+  SegmentPartial(kt, kc, vc, seq, tr, first, last, sg * kSegment, (sg + 1) * kSegment - 1, sh, ws, part);
 }
 
 }  // namespace
@@ -266,29 +382,95 @@ void PagedAttention(const ExecContext& ctx, const TensorView& q, const TensorVie
   const CpuKernelTable& kt = CpuKernels();
   const TaskShape sh{block_size, kv_heads * d, d, group, heads, scale};
   const Run* run_list = runs.data();
-  // Too few tasks for the threads (a decode step of one sequence: one task per KV head): the
-  // query heads of a group are split between tasks (each gathers the chunks itself).
   const int64_t threads = ctx.pool != nullptr ? ctx.pool->num_threads() : 1;
   const int64_t base_tasks = static_cast<int64_t>(runs.size()) * kv_heads;
+  const auto rows_of = [&](int64_t run, int64_t kvh, int64_t h0, int64_t g) {
+    const Run& ru = run_list[run];
+    const auto& sq = sequences[ru.seq];
+    return TaskRows{ru.t0, ru.tokens, sq.first_kv_index + (ru.t0 - sq.token_begin), kvh, h0, g};
+  };
+  // Calls fn(k_cache, v_cache) with the caches as their element type.
+  const auto typed = [&](auto&& fn) {
+    if (fp8) {
+      fn(k_cache.As<const uint8_t>(), v_cache.As<const uint8_t>());
+    } else if (bf16) {
+      fn(k_cache.As<const uint16_t>(), v_cache.As<const uint16_t>());
+    } else {
+      fn(k_cache.As<const float>(), v_cache.As<const float>());
+    }
+  };
+  // Too few tasks for the threads (a decode step of one sequence: one task per KV head) and keys
+  // in several segments: the segments run as tasks of their own into slots of partial softmax
+  // states, merged per task in segment order afterwards (the same merges AttendTask does).
+  int64_t most_segments = 0;
+  for (int64_t run = 0; run < static_cast<int64_t>(runs.size()); ++run) {
+    const auto& sq = sequences[run_list[run].seq];
+    const TaskRows tr = rows_of(run, 0, 0, 1);
+    const int64_t hi = sq.key_end != nullptr ? *std::max_element(sq.key_end + (tr.t0 - sq.token_begin),
+                                                                 sq.key_end + (tr.t0 - sq.token_begin) + tr.tokens) - 1
+                                             : tr.qi0 + tr.tokens - 1;
+    const int64_t lo = window > 0 ? std::max<int64_t>(0, tr.qi0 - window + 1) : 0;
+    most_segments = std::max(most_segments, LastSegment(hi) - FirstSegment(lo) + 1);
+  }
+  if (base_tasks < threads && most_segments > 1) {
+    const int64_t slot_floats = group * kTaskTokens * (d + 2);
+    const int64_t slots = base_tasks * most_segments;
+    thread_local std::vector<float> partials;
+    if (partials.size() < static_cast<size_t>(slots * slot_floats)) {
+      partials.resize(static_cast<size_t>(slots * slot_floats));
+    }
+    // Slot (task, j): segment FirstSegment(first of the task's rows) + j, when it is one of its
+    // segments; every slot starts as "no keys".
+    std::vector<int64_t> seg0(static_cast<size_t>(base_tasks)), nseg(static_cast<size_t>(base_tasks));
+    thread_local TaskScratch ws;
+    for (int64_t task = 0; task < base_tasks; ++task) {
+      const TaskRows tr = rows_of(task / kv_heads, task % kv_heads, 0, group);
+      ws.Size(tr.rows(), d);
+      const auto [first, last] = LoadRows(q.As<const float>(), sequences[run_list[task / kv_heads].seq], tr, window,
+                                          sh, ws);
+      seg0[task] = FirstSegment(first);
+      nseg[task] = LastSegment(last) - seg0[task] + 1;
+    }
+    float* const slot_data = partials.data();  // this thread's buffer, for every worker
+    ParallelFor(ctx, slots, 1, [&](int64_t b, int64_t e) {
+      for (int64_t slot = b; slot < e; ++slot) {
+        const int64_t task = slot / most_segments, j = slot % most_segments;
+        if (j >= nseg[task]) continue;
+        const TaskRows tr = rows_of(task / kv_heads, task % kv_heads, 0, group);
+        typed([&](const auto* kc, const auto* vc) {
+          AttendSegment(kt, q.As<const float>(), kc, vc, sequences[run_list[task / kv_heads].seq], tr, window,
+                        seg0[task] + j, sh, slot_data + slot * slot_floats);
+        });
+      }
+    });
+    thread_local std::vector<float> total_buf;
+    for (int64_t task = 0; task < base_tasks; ++task) {
+      const TaskRows tr = rows_of(task / kv_heads, task % kv_heads, 0, group);
+      const int64_t rows = tr.rows();
+      if (total_buf.size() < static_cast<size_t>(rows * (d + 2))) total_buf.resize(static_cast<size_t>(rows * (d + 2)));
+      const Partial total{total_buf.data(), total_buf.data() + rows, total_buf.data() + 2 * rows};
+      ClearPartial(total, rows, d);
+      for (int64_t j = 0; j < nseg[task]; ++j) {
+        float* slot = partials.data() + (task * most_segments + j) * slot_floats;
+        MergeInto(total, Partial{slot, slot + rows, slot + 2 * rows}, rows, d);
+      }
+      WriteRows(total, tr, sh, out.As<float>());
+    }
+    return;
+  }
+  // Otherwise too few tasks for the threads: the query heads of a group are split between tasks
+  // (each gathers the chunks itself).
   int64_t splits = 1;
   while (base_tasks * splits < threads && group % (splits * 2) == 0) splits *= 2;
   const int64_t per_split = group / splits;
   ParallelFor(ctx, base_tasks * splits, 1, [&](int64_t b, int64_t e) {
     for (int64_t task = b; task < e; ++task) {
-      const Run& ru = run_list[task / (kv_heads * splits)];
-      const int64_t kvh = task / splits % kv_heads, h0 = task % splits * per_split;
-      const auto& sq = sequences[ru.seq];
-      const int64_t qi0 = sq.first_kv_index + (ru.t0 - sq.token_begin);
-      if (fp8) {
-        AttendTask(kt, q.As<const float>(), k_cache.As<const uint8_t>(), v_cache.As<const uint8_t>(), sq, ru.t0,
-                   ru.tokens, qi0, window, kvh, h0, per_split, sh, out.As<float>());
-      } else if (bf16) {
-        AttendTask(kt, q.As<const float>(), k_cache.As<const uint16_t>(), v_cache.As<const uint16_t>(), sq, ru.t0,
-                   ru.tokens, qi0, window, kvh, h0, per_split, sh, out.As<float>());
-      } else {
-        AttendTask(kt, q.As<const float>(), k_cache.As<const float>(), v_cache.As<const float>(), sq, ru.t0,
-                   ru.tokens, qi0, window, kvh, h0, per_split, sh, out.As<float>());
-      }
+      const TaskRows tr = rows_of(task / (kv_heads * splits), task / splits % kv_heads, task % splits * per_split,
+                                  per_split);
+      typed([&](const auto* kc, const auto* vc) {
+        AttendTask(kt, q.As<const float>(), kc, vc, sequences[run_list[task / (kv_heads * splits)].seq], tr, window,
+                   sh, out.As<float>());
+      });
     }
   });
 }
