@@ -401,27 +401,13 @@ void PagedAttention(const ExecContext& ctx, const TensorView& q, const TensorVie
   };
   // Too few tasks for the threads (a decode step of one sequence: one task per KV head) and keys
   // in several segments: the segments run as tasks of their own into slots of partial softmax
-  // states, merged per task in segment order afterwards (the same merges AttendTask does).
+  // states, merged per task in segment order afterwards (the same merges AttendTask does). Slot
+  // (task, j) holds segment seg0[task] + j for j < nseg[task].
+  thread_local std::vector<int64_t> seg0, nseg;
   int64_t most_segments = 0;
-  for (int64_t run = 0; run < static_cast<int64_t>(runs.size()); ++run) {
-    const auto& sq = sequences[run_list[run].seq];
-    const TaskRows tr = rows_of(run, 0, 0, 1);
-    const int64_t hi = sq.key_end != nullptr ? *std::max_element(sq.key_end + (tr.t0 - sq.token_begin),
-                                                                 sq.key_end + (tr.t0 - sq.token_begin) + tr.tokens) - 1
-                                             : tr.qi0 + tr.tokens - 1;
-    const int64_t lo = window > 0 ? std::max<int64_t>(0, tr.qi0 - window + 1) : 0;
-    most_segments = std::max(most_segments, LastSegment(hi) - FirstSegment(lo) + 1);
-  }
-  if (base_tasks < threads && most_segments > 1) {
-    const int64_t slot_floats = group * kTaskTokens * (d + 2);
-    const int64_t slots = base_tasks * most_segments;
-    thread_local std::vector<float> partials;
-    if (partials.size() < static_cast<size_t>(slots * slot_floats)) {
-      partials.resize(static_cast<size_t>(slots * slot_floats));
-    }
-    // Slot (task, j): segment FirstSegment(first of the task's rows) + j, when it is one of its
-    // segments; every slot starts as "no keys".
-    std::vector<int64_t> seg0(static_cast<size_t>(base_tasks)), nseg(static_cast<size_t>(base_tasks));
+  if (base_tasks < threads) {
+    seg0.resize(static_cast<size_t>(base_tasks));
+    nseg.resize(static_cast<size_t>(base_tasks));
     thread_local TaskScratch ws;
     for (int64_t task = 0; task < base_tasks; ++task) {
       const TaskRows tr = rows_of(task / kv_heads, task % kv_heads, 0, group);
@@ -430,16 +416,27 @@ void PagedAttention(const ExecContext& ctx, const TensorView& q, const TensorVie
                                           sh, ws);
       seg0[task] = FirstSegment(first);
       nseg[task] = LastSegment(last) - seg0[task] + 1;
+      most_segments = std::max(most_segments, nseg[task]);
     }
+  }
+  if (most_segments > 1) {
+    const int64_t slot_floats = group * kTaskTokens * (d + 2);
+    const int64_t slots = base_tasks * most_segments;
+    thread_local std::vector<float> partials;
+    if (partials.size() < static_cast<size_t>(slots * slot_floats)) {
+      partials.resize(static_cast<size_t>(slots * slot_floats));
+    }
+    const int64_t* const seg0_data = seg0.data();  // this thread's vectors, for every worker
+    const int64_t* const nseg_data = nseg.data();
     float* const slot_data = partials.data();  // this thread's buffer, for every worker
     ParallelFor(ctx, slots, 1, [&](int64_t b, int64_t e) {
       for (int64_t slot = b; slot < e; ++slot) {
         const int64_t task = slot / most_segments, j = slot % most_segments;
-        if (j >= nseg[task]) continue;
+        if (j >= nseg_data[task]) continue;
         const TaskRows tr = rows_of(task / kv_heads, task % kv_heads, 0, group);
         typed([&](const auto* kc, const auto* vc) {
           AttendSegment(kt, q.As<const float>(), kc, vc, sequences[run_list[task / kv_heads].seq], tr, window,
-                        seg0[task] + j, sh, slot_data + slot * slot_floats);
+                        seg0_data[task] + j, sh, slot_data + slot * slot_floats);
         });
       }
     });
