@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "cli/flag_values.h"
+#include "cli/serve_options.h"
 #include "cli/speculative_flag.h"
 #include "cli/tensor_parallel.h"
 #include "io/hf_hub.h"
@@ -41,6 +42,8 @@ constexpr FlagSpec kEngineFlags[] = {
     {"kv-cache-memory-bytes", kTokenCount, "", "KV cache size in bytes (default: env VLLM_CPU_KVCACHE_SPACE GiB, "
                                                "else 4 GiB)."},
     {"block-size", kInt, "16", "Tokens per KV block."},
+    {"kv-cache-dtype", kString, "auto", "KV cache dtype, as `gemmad serve` takes it (auto: the compute dtype).",
+     FlagEffect::kEffective, "auto|float16|bfloat16|fp8|fp8_e4m3"},
     {"enable-prefix-caching", kBool, "true", "Prefix caching (random prompts never share a block anyway)."},
     {"seed", kInt, "0", "Seed of the random prompts and of the engine's sampling."},
     {"speculative-config", kJson, "", "Speculative decoding as `gemmad serve` takes it (MTP assistant or n-gram).",
@@ -161,6 +164,7 @@ Result<ModelEngineOptions> OfflineEngineOptions(const ParsedFlags& f, int64_t ne
   o.enable_prefix_caching = f.GetBool("enable-prefix-caching");
   o.seed = static_cast<uint64_t>(f.GetInt("seed"));
   GEMMAD_ASSIGN_OR_RETURN(o.kv_cache_bytes, KvBudget(f));
+  GEMMAD_ASSIGN_OR_RETURN(o.kv_cache_dtype, ParseKvCacheDtype(f.GetString("kv-cache-dtype")));
   o.iteration_timeout_s = engine::IterationTimeoutFromEnv();
 
   auto dir = io::ResolveModelPath(model, f.GetString("revision"), io::HubSettingsFromEnv());

@@ -213,17 +213,7 @@ Status FillModelAndEngine(const ParsedFlags& f, EnvLookup env, ServeOptions& o) 
     GEMMAD_LOG_WARNING("--dtype {}: the CPU backend has no float16 KV cache; using bfloat16 instead", o.dtype);
     o.compute_dtype = tensor::DType::kBF16;
   }
-  if (const std::string kv = f.GetString("kv-cache-dtype"); kv == "fp8" || kv == "fp8_e4m3") {
-    o.kv_cache_dtype = tensor::DType::kF8E4M3;
-  } else if (kv == "bfloat16") {
-    o.kv_cache_dtype = tensor::DType::kBF16;
-  } else if (kv == "float16") {
-    GEMMAD_LOG_WARNING("--kv-cache-dtype float16: the CPU backend has no float16 KV cache; using bfloat16 instead");
-    o.kv_cache_dtype = tensor::DType::kBF16;
-  } else if (kv != "auto") {
-    return InvalidArgumentError(fmt::format(
-        "--kv-cache-dtype {}: not supported on the CPU backend (auto, bfloat16, float16, fp8, fp8_e4m3)", kv));
-  }
+  GEMMAD_ASSIGN_OR_RETURN(o.kv_cache_dtype, ParseKvCacheDtype(f.GetString("kv-cache-dtype")));
   if (!f.IsNull("speculative-config")) {
     GEMMAD_ASSIGN_OR_RETURN(o.speculative_config, ParseSpeculativeFlag(f.GetJson("speculative-config")));
   }
@@ -336,6 +326,18 @@ Result<ServeOptions> BuildServeOptions(const ParsedFlags& flags, EnvLookup env) 
     }
   }
   return o;
+}
+
+Result<std::optional<tensor::DType>> ParseKvCacheDtype(const std::string& kv) {
+  if (kv == "auto") return std::optional<tensor::DType>();
+  if (kv == "fp8" || kv == "fp8_e4m3") return std::optional<tensor::DType>(tensor::DType::kF8E4M3);
+  if (kv == "bfloat16") return std::optional<tensor::DType>(tensor::DType::kBF16);
+  if (kv == "float16") {
+    GEMMAD_LOG_WARNING("--kv-cache-dtype float16: the CPU backend has no float16 KV cache; using bfloat16 instead");
+    return std::optional<tensor::DType>(tensor::DType::kBF16);
+  }
+  return InvalidArgumentError(
+      fmt::format("--kv-cache-dtype {}: not supported on the CPU backend (auto, bfloat16, float16, fp8, fp8_e4m3)", kv));
 }
 
 }  // namespace gemmad::cli

@@ -123,4 +123,9 @@ std::optional<std::string> ProcessEnv(const char* name);
 // "--tensor-parallel-size 2: tensor parallelism is not implemented yet (only 1)".
 Result<ServeOptions> BuildServeOptions(const ParsedFlags& flags, EnvLookup env = &ProcessEnv);
 
+// --kv-cache-dtype as vLLM spells it: nullopt for auto (the compute dtype), FP8 E4M3 for fp8 /
+// fp8_e4m3, bfloat16 for bfloat16 and float16 (with a warning: no f16 KV on the CPU); anything
+// else is an error naming the choices.
+Result<std::optional<tensor::DType>> ParseKvCacheDtype(const std::string& kv);
+
 }  // namespace gemmad::cli

@@ -135,6 +135,30 @@ TEST_F(BenchOfflineCli, LatencyWithModelFlagQuantizationAndOneOutputToken) {
   }
 }
 
+// --kv-cache-dtype reaches the engine as `gemmad serve`'s does: the start-up log names the cache
+// dtype of every KV group (bfloat16 by default for this bf16 checkpoint, FP8 E4M3 with fp8).
+TEST_F(BenchOfflineCli, LatencyTakesTheKvCacheDtype) {
+  for (const auto& [flag, dtype] : {std::pair<const char*, const char*>{"auto", "BF16)"}, {"fp8", "F8_E4M3)"}}) {
+    SCOPED_TRACE(flag);
+    auto r = RunGemmad({"bench", "latency", model(), "--kv-cache-dtype", flag, "--input-len", "4", "--output-len", "2",
+                        "--batch-size", "1", "--num-iters-warmup", "0", "--num-iters", "1", "--threads", "1"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_THAT(r.err, HasSubstr(std::string("KV group sliding")));
+    std::istringstream lines(r.err);
+    int groups = 0;
+    for (std::string line; std::getline(lines, line);) {
+      if (line.find("KV group ") == std::string::npos) continue;
+      ++groups;
+      EXPECT_THAT(line, HasSubstr(dtype));
+    }
+    EXPECT_EQ(groups, 2);
+  }
+  auto bad = RunGemmad({"bench", "latency", model(), "--kv-cache-dtype", "fp8_e5m2", "--input-len", "4",
+                        "--output-len", "2"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--kv-cache-dtype"));
+}
+
 TEST_F(BenchOfflineCli, ThroughputPrintsVllmLinesAndConsistentJson) {
   const std::string json = TestTempPath("bench_throughput.json");
   auto r = RunGemmad({"bench", "throughput", model(), "--input-len", "6", "--output-len", "5", "--num-prompts", "10",
