@@ -4,14 +4,16 @@
 For each context length D (interleaved: llama.cpp then gemmad at each D, --rounds times):
 - llama.cpp: `llama-bench -m GGUF -p 0 -n TG -d D -r 1 -t THREADS -o json`: tg TG tokens after a
   D-token context (the context's prefill is not timed), avg_ts.
-- gemmad: `gemmad bench latency GGUF --input-len D --output-len TG --batch-size 1 --threads THREADS`:
+- gemmad: `gemmad bench latency MODEL --input-len D --output-len TG --batch-size 1 --threads THREADS
+  --kv-cache-dtype bfloat16` (MODEL: --gemmad-model, default the GGUF itself; --gemmad-args adds flags,
+  e.g. `--quantization int4` for the safetensors checkpoint the GGUF was converted from):
   decode tokens/s = 1000 / "Avg decode step time (TPOT)" (the D-token prefill is not in it), and
   the prefill's prompt tokens/s, reported beside.
 Both sides start from the same D tokens of context and decode TG more; both keep 16-bit KV (gemmad
 bf16, llama.cpp f16). This script builds nothing and contains no llama.cpp code.
 
 Usage: bench/long_context.py --llama-bench PATH --gemmad build/release/gemmad --gguf F.gguf
-       [--contexts 1024,8192] [--tg 32] [--threads 2] [--rounds 1]
+       [--gemmad-model DIR] [--gemmad-args "..."] [--contexts 1024,8192] [--tg 32] [--threads 2] [--rounds 1]
 """
 import argparse
 import json
@@ -30,9 +32,10 @@ def llama_tg(args, depth):
 
 
 def gemmad_tg(args, depth):
-    cmd = [args.gemmad, "bench", "latency", args.gguf, "--input-len", str(depth), "--output-len", str(args.tg),
-           "--batch-size", "1", "--threads", str(args.threads), "--num-iters-warmup", "0", "--num-iters", "1",
-           "--max-model-len", str(depth + args.tg + 16)]
+    cmd = [args.gemmad, "bench", "latency", args.gemmad_model or args.gguf, "--input-len", str(depth),
+           "--output-len", str(args.tg), "--batch-size", "1", "--threads", str(args.threads),
+           "--num-iters-warmup", "0", "--num-iters", "1", "--max-model-len", str(depth + args.tg + 16),
+           "--kv-cache-dtype", "bfloat16"] + args.gemmad_args.split()
     res = subprocess.run(cmd, capture_output=True, text=True)
     text = res.stdout + res.stderr
     tpot = re.search(r"Avg decode step time \(TPOT\): ([0-9.]+) ms", text)
@@ -48,6 +51,8 @@ def main():
     ap.add_argument("--llama-bench", required=True)
     ap.add_argument("--gemmad", required=True)
     ap.add_argument("--gguf", required=True)
+    ap.add_argument("--gemmad-model", help="what gemmad runs (default: the GGUF)")
+    ap.add_argument("--gemmad-args", default="", help="extra gemmad flags, e.g. '--quantization int4'")
     ap.add_argument("--contexts", default="1024,8192")
     ap.add_argument("--tg", type=int, default=32)
     ap.add_argument("--threads", type=int, default=2)

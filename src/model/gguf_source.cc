@@ -64,8 +64,11 @@ class GgufSource final : public WeightSource {
     return owned_.back().get();
   }
   // ggml Q4_0 rows [rows, in] as tensor/quant_blocks.h's kQ4_0 (block b of rows 2p and 2p+1 side by
-  // side, a lone last row as plain blocks): the same scales and nibbles, only moved.
-  TensorView RepackQ4_0(const uint8_t* src, int64_t rows, int64_t in) {
+  // side, a lone last row as plain blocks): the same scales and nibbles, only moved. `shape` is the
+  // tensor's (PyTorch order): [rows, in], or a stack [E, F, in] of E matrices with F even (rows =
+  // E·F; pairs never cross two matrices, the layout --quantization int4 gives a stack).
+  TensorView RepackQ4_0(const uint8_t* src, std::vector<int64_t> shape) {
+    const int64_t in = shape.back(), rows = shape.size() == 2 ? shape[0] : shape[0] * shape[1];
     const size_t nb = static_cast<size_t>(in / tensor::kQuantBlock), bytes = tensor::RowBytes(DType::kQ4_0, in);
     owned_bytes_.push_back(std::make_unique<uint8_t[]>(bytes * static_cast<size_t>(rows)));
     uint8_t* dst = owned_bytes_.back().get();
@@ -87,7 +90,7 @@ class GgufSource final : public WeightSource {
     TensorView v;
     v.data = dst;
     v.dtype = DType::kQ4_0;
-    v.shape = ToShape({rows, in});
+    v.shape = ToShape(shape);
     return v;
   }
   TensorView OwnedView(const float* data, std::vector<int64_t> shape) {
@@ -134,8 +137,9 @@ Status GgufSource::AddTensor(const ShardTensor& st) {
     e.view.data = const_cast<uint8_t*>(src);
     e.view.dtype = type == "F32" ? DType::kF32 : type == "F16" ? DType::kF16 : DType::kBF16;
     e.view.shape = ToShape(e.info.shape);
-  } else if (t.type->id == tensor::kGgmlQ4_0 && t.ne.size() == 2 && !options_.dequantize_all) {
-    e.view = RepackQ4_0(src, t.ne[1], t.ne[0]);  // gemmad's kQ4_0: the same blocks, rows in pairs
+  } else if (t.type->id == tensor::kGgmlQ4_0 && !options_.dequantize_all &&
+             (t.ne.size() == 2 || (t.ne.size() == 3 && t.ne[1] % 2 == 0))) {
+    e.view = RepackQ4_0(src, e.info.shape);  // gemmad's kQ4_0: the same blocks, rows in pairs
   } else if (native && t.ne.size() == 2 && !m->subtract_one && !options_.dequantize_all) {
     e.view.data = const_cast<uint8_t*>(src);  // read in place by the kernels
     e.view.dtype = *native;

@@ -192,6 +192,54 @@ TEST_F(GgufSourceTest, Q4_0MatricesAreRepackedLosslessly) {
   }
 }
 
+// A Q4_0 expert stack [E, F, H] with F even becomes a kQ4_0 stack (each expert's rows paired, as
+// --quantization int4 lays a stack out) holding the same values; with F odd (pairs would cross two
+// experts) it is dequantized to f32 instead.
+TEST_F(GgufSourceTest, Q4_0ExpertStacksAreRepackedWhenTheirRowsPair) {
+  for (const int F : {4, 3}) {
+    SCOPED_TRACE(F);
+    const int E = 3, H = 32;
+    GgufTestWriter w;
+    w.AddString("general.architecture", "gemma4");
+    w.AddU32("gemma4.block_count", 1);
+    w.AddU32("gemma4.embedding_length", H);
+    w.AddU32("gemma4.feed_forward_length", 8);
+    w.AddU32("gemma4.attention.head_count", 1);
+    w.AddU32("gemma4.attention.head_count_kv", 1);
+    w.AddU32("gemma4.attention.key_length", 8);
+    w.AddTensor({"token_embd.weight", {static_cast<uint64_t>(H), 3}, 0, Zeros(3 * H)});
+    std::string blocks;
+    Rng rng(7);
+    for (int r = 0; r < E * F; ++r) {
+      const uint16_t d = tensor::FloatToF16(0.01f * static_cast<float>(r + 1));
+      blocks.append(reinterpret_cast<const char*>(&d), 2);
+      for (int j = 0; j < 16; ++j) blocks.push_back(static_cast<char>(rng.Next()));
+    }
+    w.AddTensor({"blk.0.ffn_gate_up_exps.weight", {static_cast<uint64_t>(H), static_cast<uint64_t>(F),
+                                                   static_cast<uint64_t>(E)},
+                 tensor::kGgmlQ4_0, blocks});
+    auto s = OpenGgufSource(Save(w));
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    auto v = (*s)->View("model.layers.0.experts.gate_up_proj");
+    ASSERT_TRUE(v.ok());
+    EXPECT_EQ(v->shape.ToString(), tensor::Shape({E, F, H}).ToString());
+    EXPECT_EQ(v->dtype, F % 2 == 0 ? tensor::DType::kQ4_0 : tensor::DType::kF32);
+    for (int r = 0; r < E * F; ++r) {
+      std::vector<float> want(H);
+      ASSERT_TRUE(tensor::DequantizeGgmlRow(tensor::kGgmlQ4_0, reinterpret_cast<const uint8_t*>(blocks.data()) + 18 * r,
+                                            H, want.data()).ok());
+      for (int i = 0; i < H; ++i) {
+        // Expert e's row f: its own row of the stack (pairs never cross experts when F is even).
+        const double got = v->dtype == tensor::DType::kQ4_0
+                               ? kernels::reference::DequantizedRow(v->As<const uint8_t>(), tensor::DType::kQ4_0,
+                                                                    E * F, H, r)[i]
+                               : v->As<const float>()[r * H + i];
+        ASSERT_EQ(got, want[i]) << "row " << r << " i " << i;
+      }
+    }
+  }
+}
+
 // A split set (spec §1.8): opened from the first shard, the tensors of every shard found; a later
 // shard named instead, or a missing one, is a clear error.
 TEST_F(GgufSourceTest, SplitFilesOpenFromTheFirstShard) {

@@ -24,10 +24,12 @@ Result<std::string> DetectPrefix(const Config& config, const WeightSource& sourc
 }
 
 Status CheckOne(const WeightSpec& w, const std::string& full, const WeightInfo& info) {
-  // A GGUF matrix may be a ggml block type the kernels read directly (model/gguf_source.h).
+  // A GGUF matrix may be a ggml block type the kernels read directly, and a GGUF expert stack a
+  // Q4_0 one repacked as --quantization int4 lays a stack out (model/gguf_source.h).
+  const bool stack_q4 = info.dtype && *info.dtype == tensor::DType::kQ4_0 && w.shape.size() == 3;
   bool float_type = info.dtype && (*info.dtype == tensor::DType::kBF16 || *info.dtype == tensor::DType::kF16 ||
                                    *info.dtype == tensor::DType::kF32 ||
-                                   (tensor::IsBlockQuantized(*info.dtype) && w.shape.size() == 2));
+                                   (tensor::IsBlockQuantized(*info.dtype) && w.shape.size() == 2) || stack_q4);
   if (!float_type) {
     return DataLossError(fmt::format("{}: tensor '{}' has dtype {}, expected BF16, F16 or F32", info.origin, full,
                                      info.dtype_name));

@@ -32,6 +32,8 @@ class Binder {
       w_->owned.push_back(std::move(buf));
     } else if (tensor::IsBlockQuantized(v.dtype) && want.rank == 2) {
       // A GGUF matrix in a block type the kernels read directly (Linear, EmbeddingGather).
+    } else if (v.dtype == tensor::DType::kQ4_0 && want.rank == 3) {
+      // A GGUF Q4_0 expert stack, repacked as --quantization int4 lays stacks out (MoeExperts).
     } else if (v.dtype != tensor::DType::kF32 && v.dtype != tensor::DType::kBF16) {
       return InvalidArgumentError(full + ": dtype " + std::string(tensor::DTypeName(v.dtype)) +
                                   " is not supported (expected BF16, F16 or F32)");
