@@ -18,7 +18,10 @@
 #include "cli/speculative_flag.h"
 #include "cli/tensor_parallel.h"
 #include "io/hf_hub.h"
+#include "io/gguf_file.h"
 #include "model/gemma4/checkpoint.h"
+#include "model/open_weight_source.h"
+#include "tokenizer/gguf_tokenizer.h"
 #include "tokenizer/tokenizer.h"
 
 namespace gemmad::cli {
@@ -68,11 +71,19 @@ Result<int64_t> KvBudget(const ParsedFlags& f) {
 }
 
 // The tokenizer's ordinary tokens (not added, not empty), as `gemmad bench serve`; without a
-// tokenizer, [0, vocab) minus the config's BOS/EOS/pad and multimodal placeholder ids.
+// tokenizer, [0, vocab) minus the config's BOS/EOS/pad and multimodal placeholder ids. A GGUF
+// file's tokenizer comes from its metadata alone (opening it as a checkpoint would load every
+// weight a second time).
 Result<std::vector<int32_t>> PromptIds(const std::string& dir, int32_t vocab_size) {
   std::vector<int32_t> ids;
-  if (std::filesystem::exists(std::filesystem::path(dir) / "tokenizer.json")) {
-    GEMMAD_ASSIGN_OR_RETURN(auto tok, tokenizer::Tokenizer::Load(dir));
+  std::unique_ptr<tokenizer::Tokenizer> tok;
+  if (model::IsGgufPath(dir)) {
+    GEMMAD_ASSIGN_OR_RETURN(io::GgufFile file, io::GgufFile::Open(dir));
+    GEMMAD_ASSIGN_OR_RETURN(tok, tokenizer::TokenizerFromGguf(file.metadata(), dir));
+  } else if (std::filesystem::exists(std::filesystem::path(dir) / "tokenizer.json")) {
+    GEMMAD_ASSIGN_OR_RETURN(tok, tokenizer::Tokenizer::Load(dir));
+  }
+  if (tok) {
     const int32_t n = std::min(vocab_size, tok->vocab_size());
     for (int32_t i = 0; i < n; ++i) {
       if (!tok->IsAdded(i) && !tok->IdToToken(i).empty()) ids.push_back(i);

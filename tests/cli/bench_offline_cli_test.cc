@@ -159,6 +159,16 @@ TEST_F(BenchOfflineCli, LatencyTakesTheKvCacheDtype) {
   EXPECT_THAT(bad.err, HasSubstr("--kv-cache-dtype"));
 }
 
+// A GGUF file as MODEL: the prompt ids come from the file's own tokenizer (its metadata; the
+// weights are loaded once, by the engine).
+TEST_F(BenchOfflineCli, LatencyOnAGgufFile) {
+  const std::string gguf = std::string(GEMMAD_SOURCE_DIR) + "/tests/golden/gguf/gemma4_t1_q4_0.gguf";
+  auto r = RunGemmad({"bench", "latency", gguf, "--input-len", "5", "--output-len", "3", "--batch-size", "2",
+                      "--num-iters-warmup", "0", "--num-iters", "1", "--threads", "1", "--kv-cache-dtype", "bfloat16"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GT(Number(r.out, std::string("Decode throughput: ") + kNum), 0.0);
+}
+
 TEST_F(BenchOfflineCli, ThroughputPrintsVllmLinesAndConsistentJson) {
   const std::string json = TestTempPath("bench_throughput.json");
   auto r = RunGemmad({"bench", "throughput", model(), "--input-len", "6", "--output-len", "5", "--num-prompts", "10",
