@@ -104,6 +104,13 @@ struct Partial {
   float* o;
 };
 
+// Every row without keys (m = -inf, l = 0, o = 0).
+void ClearPartial(const Partial& p, int64_t rows, int64_t d) {
+  std::fill(p.o, p.o + rows * d, 0.0f);
+  std::fill(p.m, p.m + rows, -INFINITY);
+  std::fill(p.l, p.l + rows, 0.0f);
+}
+
 // Fills ws.q, ws.lo and ws.hi for the task's rows; returns the union of their keys [first, last].
 std::pair<int64_t, int64_t> LoadRows(const float* q, const AttentionSequence& seq, const TaskRows& tr, int64_t window,
                                      const TaskShape& sh, TaskScratch& ws) {
@@ -129,9 +136,7 @@ void SegmentPartial(const CpuKernelTable& kt, const T* kc, const T* vc, const At
                     const TaskRows& tr, int64_t first, int64_t last, int64_t seg_lo, int64_t seg_hi,
                     const TaskShape& sh, TaskScratch& ws, const Partial& p) {
   const int64_t d = sh.d, rows = tr.rows(), head_off = tr.kvh * d;
-  std::fill(p.o, p.o + rows * d, 0.0f);
-  std::fill(p.m, p.m + rows, -INFINITY);
-  std::fill(p.l, p.l + rows, 0.0f);
+  ClearPartial(p, rows, d);
   const int64_t lo = std::max(first, seg_lo), hi = std::min(last, seg_hi);
   for (int64_t c0 = lo / kChunk * kChunk; c0 <= hi; c0 += kChunk) {
     // The chunk's first nk keys: up to the last key any row reads, in whole steps of kKeyStep (a
@@ -223,12 +228,6 @@ void MergeInto(const Partial& total, const Partial& part, int64_t rows, int64_t 
     for (int64_t i = 0; i < d; ++i) o[i] = o[i] * a + po[i] * b;
     total.m[r] = m_new;
   }
-}
-
-void ClearPartial(const Partial& p, int64_t rows, int64_t d) {
-  std::fill(p.o, p.o + rows * d, 0.0f);
-  std::fill(p.m, p.m + rows, -INFINITY);
-  std::fill(p.l, p.l + rows, 0.0f);
 }
 
 // out rows of the task = o / l.
