@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "base/files.h"
+#include "model/gemma4/weights.h"
 #include "model/open_weight_source.h"
 
 namespace gemmad::model::gemma4 {
@@ -24,12 +25,10 @@ Result<std::string> DetectPrefix(const Config& config, const WeightSource& sourc
 }
 
 Status CheckOne(const WeightSpec& w, const std::string& full, const WeightInfo& info) {
-  // A GGUF matrix may be a ggml block type the kernels read directly, and a GGUF expert stack a
-  // Q4_0 one repacked as --quantization int4 lays a stack out (model/gguf_source.h).
-  const bool stack_q4 = info.dtype && *info.dtype == tensor::DType::kQ4_0 && w.shape.size() == 3;
+  // A GGUF matrix or expert stack may be a block type the kernels read as stored (BoundAsStored).
   bool float_type = info.dtype && (*info.dtype == tensor::DType::kBF16 || *info.dtype == tensor::DType::kF16 ||
                                    *info.dtype == tensor::DType::kF32 ||
-                                   (tensor::IsBlockQuantized(*info.dtype) && w.shape.size() == 2) || stack_q4);
+                                   BoundAsStored(*info.dtype, static_cast<int64_t>(w.shape.size())));
   if (!float_type) {
     return DataLossError(fmt::format("{}: tensor '{}' has dtype {}, expected BF16, F16 or F32", info.origin, full,
                                      info.dtype_name));

@@ -30,10 +30,8 @@ class Binder {
       v.data = buf->data();
       v.dtype = tensor::DType::kF32;
       w_->owned.push_back(std::move(buf));
-    } else if (tensor::IsBlockQuantized(v.dtype) && want.rank == 2) {
-      // A GGUF matrix in a block type the kernels read directly (Linear, EmbeddingGather).
-    } else if (v.dtype == tensor::DType::kQ4_0 && want.rank == 3) {
-      // A GGUF Q4_0 expert stack, repacked as --quantization int4 lays stacks out (MoeExperts).
+    } else if (BoundAsStored(v.dtype, want.rank)) {
+      // Read as stored by the kernels (Linear, EmbeddingGather, MoeExperts).
     } else if (v.dtype != tensor::DType::kF32 && v.dtype != tensor::DType::kBF16) {
       return InvalidArgumentError(full + ": dtype " + std::string(tensor::DTypeName(v.dtype)) +
                                   " is not supported (expected BF16, F16 or F32)");

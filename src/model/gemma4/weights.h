@@ -19,6 +19,13 @@
 
 namespace gemmad::model::gemma4 {
 
+// Whether a block-quantized tensor of this rank is bound as stored and read by the kernels: a GGUF
+// matrix (rank 2) in a block type the Linear and gather kernels read, or a Q4_0 expert stack (rank
+// 3) that model/gguf_source.h repacked as --quantization int4 lays a stack out.
+inline bool BoundAsStored(tensor::DType t, int64_t rank) {
+  return (tensor::IsBlockQuantized(t) && rank == 2) || (t == tensor::DType::kQ4_0 && rank == 3);
+}
+
 using tensor::TensorView;
 
 struct LayerWeights {
