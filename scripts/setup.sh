@@ -14,7 +14,7 @@ for arg in "$@"; do
 done
 
 PACKAGES=(
-  cmake ninja-build g++ pkg-config git
+  cmake ninja-build g++ pkg-config git ccache   # ccache: rebuilds across worktrees and fresh clones (CMakeLists.txt)
   libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libboost-dev libcurl4-openssl-dev libssl-dev
   libjpeg62-turbo-dev libpng-dev libwebp-dev libgif-dev   # image decoding (src/mm, docs/media.md)
