@@ -159,7 +159,8 @@ StreamParams StreamParamsForCpu(const CpuFacts& cpu, std::string* row) {
     p.long_row_streams = 8;
     return p;
   }
-  // Everything else: the defaults, measured on an Intel Xeon (48 KB L1d, 2 MB L2).
+  // Everything else: the defaults, measured on an Intel Xeon (48 KB L1d, 2 MB L2); on a second Xeon
+  // (family 6 model 207) they were the best of six candidates too (docs/cpu-performance.md §21).
   if (row != nullptr) *row = cpu.vendor == "GenuineIntel" ? "Intel" : "default";
   return StreamParams{};
 }
