@@ -6,10 +6,13 @@ contains no llama.cpp code; see docs/cpu-performance.md for how the peer was bui
 For each format (bf16, q8 = Q8_0 vs gemmad --quantization int8, q4 = Q4_0 vs int4), interleaved:
 
 - llama.cpp: `llama-bench -m GGUF -p PP -n TG -r REPS -t THREADS -o json` (avg_ts and stddev_ts).
-- gemmad, all with `gemmad generate MODEL --ignore-eos [--threads T] [--quantization Q]`:
-  load = best wall of --max-tokens 1 on a 3-token prompt;
-  pp   = PP / (best wall of --max-tokens 1 on a PP-token prompt - load);
-  tg   = TG / (best wall of --max-tokens 1+TG on the 3-token prompt - load), as e2b_decode_roofline.py.
+- gemmad, in process with `gemmad bench latency MODEL --batch-size 1 --kv-cache-dtype bfloat16
+  [--threads T] [--quantization Q]` (one warm-up iteration, then REPS; best iteration):
+  pp = PP / time to first token with --input-len PP --output-len 1;
+  tg = TG / (latency - time to first token) with --input-len 3 --output-len 1+TG, as
+  e2b_decode_roofline.py. (Until 2026-12-05 both were differences of `gemmad generate` walls
+  minus a load wall, which folded the load-time quantization's run-to-run jitter into the rates.)
+  The KV cache is bf16 on both sides' terms (llama-bench's is f16; a GGUF's `auto` is f32).
   A gemmad failure (e.g. --quantization not implemented yet) shows as "error" in the row.
 --rounds N repeats the whole llama.cpp-then-gemmad sequence N times (format by format, so the two
 sides of a format run minutes apart at most) and reports each side's best round, plus every
@@ -33,7 +36,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 QUANT = {"bf16": None, "q8": "int8", "q4": "int4", "gguf": None, "w4a16": None, "fp8": None}
 
@@ -50,35 +52,36 @@ def llama_bench(binary, gguf, pp, tg, reps, threads):
     return out
 
 
-def gemmad_wall(gemmad, model, ids, max_tokens, threads, quant):
-    cmd = [gemmad, "generate", model, "--prompt-ids", ",".join(map(str, ids)),
-           "--max-tokens", str(max_tokens), "--ignore-eos"]
+def gemmad_latency(gemmad, model, input_len, output_len, reps, threads, quant):
+    """(latencies, ttfts) in seconds of each timed `gemmad bench latency` iteration (batch 1)."""
+    out = f"/tmp/llamacpp_side_by_side_{os.getpid()}.json"
+    cmd = [gemmad, "bench", "latency", model, "--batch-size", "1", "--input-len", str(input_len),
+           "--output-len", str(output_len), "--num-iters-warmup", "1", "--num-iters", str(reps),
+           "--kv-cache-dtype", "bfloat16", "--output-json", out]
     if threads:
         cmd += ["--threads", str(threads)]
     if quant:
         cmd += ["--quantization", quant]
-    start = time.perf_counter()
     res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wall = time.perf_counter() - start
-    got = sum(1 for line in res.stdout.splitlines() if line.startswith('{"id"'))
-    if res.returncode != 0 or got != max_tokens:
+    if res.returncode != 0:
         raise RuntimeError((res.stderr.strip().splitlines() or ["no output"])[-1])
-    return wall
+    with open(out) as f:
+        got = json.load(f)
+    os.remove(out)
+    return got["latencies"], got["ttfts"]
 
 
 def gemmad_bench(gemmad, model, pp, tg, reps, threads, quant):
-    short = [2, 1000, 2000]
-    long_ = [2] + [(i * 7919 + 13) % 262000 + 100 for i in range(pp - 1)]  # fixed, no special tokens
+    # In process, so that neither the load nor the load-time quantization (whose time varies by a
+    # second or more from run to run) enters a rate: pp = PP / time to first token of a PP-token
+    # prompt; tg = TG / (latency - time to first token) of a 3-token prompt and 1 + TG tokens.
     try:
-        gemmad_wall(gemmad, model, short, 1, threads, quant)  # page-cache warm-up
-        load, prefill, decode = [], [], []
-        for _ in range(reps):
-            load.append(gemmad_wall(gemmad, model, short, 1, threads, quant))
-            prefill.append(gemmad_wall(gemmad, model, long_, 1, threads, quant))
-            decode.append(gemmad_wall(gemmad, model, short, 1 + tg, threads, quant))
-    except RuntimeError as e:
+        _, ttfts = gemmad_latency(gemmad, model, pp, 1, reps, threads, quant)
+        lats, ttfts_short = gemmad_latency(gemmad, model, 3, 1 + tg, reps, threads, quant)
+    except (RuntimeError, OSError, ValueError, KeyError) as e:
         return {"error": str(e)}
-    return {"pp": pp / (min(prefill) - min(load)), "tg": tg / (min(decode) - min(load)), "load_s": min(load)}
+    step = min(lat - ttft for lat, ttft in zip(lats, ttfts_short))
+    return {"pp": pp / min(ttfts), "tg": tg / step}
 
 
 def machine_header(llama_bench_bin):
