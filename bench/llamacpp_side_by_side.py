@@ -10,7 +10,7 @@ For each format (bf16, q8 = Q8_0 vs gemmad --quantization int8, q4 = Q4_0 vs int
   [--threads T] [--quantization Q]` (one warm-up iteration, then REPS; best iteration):
   pp = PP / time to first token with --input-len PP --output-len 1;
   tg = TG / (latency - time to first token) with --input-len 3 --output-len 1+TG, as
-  e2b_decode_roofline.py. (Until 2026-12-05 both were differences of `gemmad generate` walls
+  e2b_decode_roofline.py. (Until 2026-12-06 both were differences of `gemmad generate` walls
   minus a load wall, which folded the load-time quantization's run-to-run jitter into the rates.)
   The KV cache is bf16 on both sides' terms (llama-bench's is f16; a GGUF's `auto` is f32).
   A gemmad failure (e.g. --quantization not implemented yet) shows as "error" in the row.
