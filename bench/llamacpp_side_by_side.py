@@ -62,12 +62,15 @@ def gemmad_latency(gemmad, model, input_len, output_len, reps, threads, quant):
         cmd += ["--threads", str(threads)]
     if quant:
         cmd += ["--quantization", quant]
-    res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if res.returncode != 0:
-        raise RuntimeError((res.stderr.strip().splitlines() or ["no output"])[-1])
-    with open(out) as f:
-        got = json.load(f)
-    os.remove(out)
+    try:
+        res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if res.returncode != 0:
+            raise RuntimeError((res.stderr.strip().splitlines() or ["no output"])[-1])
+        with open(out) as f:
+            got = json.load(f)
+    finally:
+        if os.path.exists(out):
+            os.remove(out)
     return got["latencies"], got["ttfts"]
 
 
