@@ -39,11 +39,21 @@ function(_gemmad_apply_isa_flags)
   endforeach()
 endfunction()
 
+# gemmad_test_defs(target): GEMMAD_SOURCE_DIR, GEMMAD_SHARED_DIR and GEMMAD_BINARY_DIR in the
+# target's C++ sources, from tests/support/test_paths.h (force-included). The paths are compiled
+# into one small library rather than defined on every compile line, so that ccache (CMakeLists.txt)
+# hits across clones at different paths.
 function(gemmad_test_defs target)
-  target_compile_definitions(${target} PRIVATE
-    GEMMAD_SOURCE_DIR="${GEMMAD_SOURCE_DIR}"
-    GEMMAD_SHARED_DIR="${GEMMAD_SHARED_DIR}"
-    GEMMAD_BINARY_DIR="${CMAKE_BINARY_DIR}")
+  if(NOT TARGET gemmad_test_paths)
+    add_library(gemmad_test_paths STATIC ${GEMMAD_SOURCE_DIR}/tests/support/test_paths.cc)
+    target_compile_definitions(gemmad_test_paths PRIVATE
+      GEMMAD_TEST_PATH_SOURCE="${GEMMAD_SOURCE_DIR}"
+      GEMMAD_TEST_PATH_SHARED="${GEMMAD_SHARED_DIR}"
+      GEMMAD_TEST_PATH_BINARY="${CMAKE_BINARY_DIR}")
+    target_compile_options(gemmad_test_paths INTERFACE
+      "$<$<COMPILE_LANGUAGE:CXX>:SHELL:-include ${GEMMAD_SOURCE_DIR}/tests/support/test_paths.h>")
+  endif()
+  target_link_libraries(${target} PRIVATE gemmad_test_paths)
 endfunction()
 
 function(gemmad_module NAME)

@@ -17,6 +17,7 @@ import fcntl
 import hashlib
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -145,7 +146,34 @@ def generated_model(key, make_args):
     return d
 
 
+def _ephemeral_low():
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+_PORT_RNG = random.Random(os.getpid() ^ time.time_ns())
+
+
 def free_port():
+    """A loopback port nothing is bound to, drawn below the kernel's ephemeral range. A server binds
+    its port seconds after the test chose it (a -tp server only after mpirun and its ranks start);
+    a port from the ephemeral range could meanwhile become the local end of any outgoing connection
+    of a test running beside it, or one of MPI's own sockets, and the server would fail to bind."""
+    top = _ephemeral_low()
+    bottom = 10000 if top > 12000 else 1024
+    for _ in range(500):
+        port = _PORT_RNG.randrange(bottom, top)
+        s = socket.socket()
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        finally:
+            s.close()
+        return port
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
