@@ -34,6 +34,8 @@ import subprocess
 import sys
 import time
 
+from gemmad_latency import decode_step_seconds
+
 DTYPE_BYTES = {"BF16": 2, "F16": 2, "F32": 4}
 
 
@@ -114,22 +116,6 @@ def streamed_weights(model, quantization="none"):
     return out
 
 
-def time_decode_steps(gemmad, model, tokens, reps, threads, quantization="none"):
-    """Seconds per decode step of each timed `gemmad bench latency` iteration."""
-    out = f"/tmp/e2b_decode_roofline_{os.getpid()}.json"
-    cmd = [gemmad, "bench", "latency", model, "--batch-size", "1", "--input-len", "3", "--output-len",
-           str(1 + tokens), "--num-iters-warmup", "1", "--num-iters", str(reps), "--output-json", out]
-    if threads:
-        cmd += ["--threads", str(threads)]
-    if quantization != "none":
-        cmd += ["--quantization", quantization]
-    subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=True)
-    with open(out) as f:
-        res = json.load(f)
-    os.remove(out)
-    return [(lat - ttft) / tokens for lat, ttft in zip(res["latencies"], res["ttfts"])]
-
-
 def time_generate(gemmad, model, max_tokens, threads, quantization="none"):
     cmd = [gemmad, "generate", model, "--prompt-ids", "1,2,3", "--max-tokens", str(max_tokens), "--ignore-eos"]
     if threads:
@@ -207,7 +193,7 @@ def main():
     bw_before = read_bandwidth(args.roofline, args.reps)
     q = args.quantization
     time_generate(args.gemmad, args.model, 1, args.threads, q)  # page cache warm-up
-    steps = time_decode_steps(args.gemmad, args.model, args.tokens, args.reps, args.threads, q)
+    steps = decode_step_seconds(args.gemmad, args.model, args.tokens, args.reps, args.threads, q)
     print(f"decode step per bench latency iteration ({args.tokens} steps each): "
           + " ".join(f"{t * 1e3:.1f}" for t in steps) + " ms")
     step = min(steps)

@@ -37,6 +37,8 @@ import os
 import subprocess
 import sys
 
+from gemmad_latency import bench_latency, decode_step_seconds
+
 QUANT = {"bf16": None, "q8": "int8", "q4": "int4", "gguf": None, "w4a16": None, "fp8": None}
 
 
@@ -52,39 +54,17 @@ def llama_bench(binary, gguf, pp, tg, reps, threads):
     return out
 
 
-def gemmad_latency(gemmad, model, input_len, output_len, reps, threads, quant):
-    """(latencies, ttfts) in seconds of each timed `gemmad bench latency` iteration (batch 1)."""
-    out = f"/tmp/llamacpp_side_by_side_{os.getpid()}.json"
-    cmd = [gemmad, "bench", "latency", model, "--batch-size", "1", "--input-len", str(input_len),
-           "--output-len", str(output_len), "--num-iters-warmup", "1", "--num-iters", str(reps),
-           "--kv-cache-dtype", "bfloat16", "--output-json", out]
-    if threads:
-        cmd += ["--threads", str(threads)]
-    if quant:
-        cmd += ["--quantization", quant]
-    try:
-        res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        if res.returncode != 0:
-            raise RuntimeError((res.stderr.strip().splitlines() or ["no output"])[-1])
-        with open(out) as f:
-            got = json.load(f)
-    finally:
-        if os.path.exists(out):
-            os.remove(out)
-    return got["latencies"], got["ttfts"]
-
-
 def gemmad_bench(gemmad, model, pp, tg, reps, threads, quant):
     # In process, so that neither the load nor the load-time quantization (whose time varies by a
     # second or more from run to run) enters a rate: pp = PP / time to first token of a PP-token
     # prompt; tg = TG / (latency - time to first token) of a 3-token prompt and 1 + TG tokens.
+    bf16_kv = ("--kv-cache-dtype", "bfloat16")
     try:
-        _, ttfts = gemmad_latency(gemmad, model, pp, 1, reps, threads, quant)
-        lats, ttfts_short = gemmad_latency(gemmad, model, 3, 1 + tg, reps, threads, quant)
+        _, ttfts = bench_latency(gemmad, model, pp, 1, reps, threads, quant, bf16_kv)
+        steps = decode_step_seconds(gemmad, model, tg, reps, threads, quant, bf16_kv)
     except (RuntimeError, OSError, ValueError, KeyError) as e:
         return {"error": str(e)}
-    step = min(lat - ttft for lat, ttft in zip(lats, ttfts_short))
-    return {"pp": pp / min(ttfts), "tg": tg / step}
+    return {"pp": pp / min(ttfts), "tg": 1.0 / min(steps)}
 
 
 def machine_header(llama_bench_bin):
