@@ -13,6 +13,7 @@
 #include "model/gguf_config.h"
 #include "model/gguf_names.h"
 #include "tensor/ggml_quants.h"
+#include "tensor/ggml_types.h"
 #include "tensor/half.h"
 #include "tensor/quant_blocks.h"
 
@@ -31,7 +32,23 @@ tensor::Shape ToShape(const std::vector<int64_t>& dims) {
 struct Entry {
   WeightInfo info;
   TensorView view;
+  // The tensor as the file stores it (for the split experts' combine): its bytes in the mapping
+  // and its ggml type.
+  const uint8_t* raw = nullptr;
+  uint32_t ggml_type = 0;
 };
+
+// Element i of a tensor's rows of `row` elements as the file stores them (ggml type `type`),
+// dequantized: rows of F32, F16, BF16 or any block type DequantizeGgmlRow reads.
+Status RowsToFloat(uint32_t type, const uint8_t* src, int64_t rows, int64_t row, float* out) {
+  const tensor::GgmlTypeInfo* info = tensor::FindGgmlType(type);
+  if (info == nullptr) return InvalidArgumentError(fmt::format("ggml type {}", type));
+  const size_t row_bytes = static_cast<size_t>(row / info->block_size) * info->type_size;
+  for (int64_t r = 0; r < rows; ++r) {
+    GEMMAD_RETURN_IF_ERROR(tensor::DequantizeGgmlRow(type, src + static_cast<size_t>(r) * row_bytes, row, out + r * row));
+  }
+  return OkStatus();
+}
 
 class GgufSource final : public WeightSource {
  public:
@@ -140,8 +157,10 @@ Status GgufSource::AddTensor(const ShardTensor& st) {
   } else if (t.type->id == tensor::kGgmlQ4_0 && !options_.dequantize_all &&
              (t.ne.size() == 2 || (t.ne.size() == 3 && t.ne[1] % 2 == 0))) {
     e.view = RepackQ4_0(src, e.info.shape);  // gemmad's kQ4_0: the same blocks, rows in pairs
-  } else if (native && t.ne.size() == 2 && !m->subtract_one && !options_.dequantize_all) {
-    e.view.data = const_cast<uint8_t*>(src);  // read in place by the kernels
+  } else if (native && (t.ne.size() == 2 || t.ne.size() == 3) && !m->subtract_one && !options_.dequantize_all) {
+    // A matrix, or an expert stack [E, F, H] whose experts' rows are matrices of their own: read
+    // in place by the kernels.
+    e.view.data = const_cast<uint8_t*>(src);
     e.view.dtype = *native;
     e.view.shape = ToShape(e.info.shape);
   } else {
@@ -159,6 +178,8 @@ Status GgufSource::AddTensor(const ShardTensor& st) {
     e.view = OwnedView(out, e.info.shape);
   }
   e.info.dtype = e.view.dtype;
+  e.raw = src;
+  e.ggml_type = t.type->id;
   if (!entries_.emplace(m->hf_name, std::move(e)).second) {
     return DataLossError(fmt::format("{}: tensor '{}' maps to '{}' twice", file_.path(), t.name, m->hf_name));
   }
@@ -166,7 +187,9 @@ Status GgufSource::AddTensor(const ShardTensor& st) {
 }
 
 // The split expert form (ffn_gate_exps + ffn_up_exps, each [E, Fe, H]) as HF's experts.gate_up_proj
-// [E, 2·Fe, H]: per expert the gate rows, then the up rows.
+// [E, 2·Fe, H]: per expert the gate rows, then the up rows. Two halves stored alike stay so (rows
+// are whole blocks, and a kQ4_0 half has Fe even: its pairs stay within an expert), moved per
+// expert; halves stored differently are both dequantized to f32 from the file's bytes.
 Status GgufSource::CombineSplitExperts() {
   std::vector<std::string> gates;
   for (const auto& [name, e] : entries_) {
@@ -181,26 +204,41 @@ Status GgufSource::CombineSplitExperts() {
                                        gate_name));
     }
     const int64_t E = g.info.shape[0], Fe = g.info.shape[1], H = g.info.shape[2];
-    float* out = Own(static_cast<size_t>(E * 2 * Fe * H));
     const Entry* parts[2] = {&g, &up->second};
-    for (int half = 0; half < 2; ++half) {
-      const TensorView& v = parts[half]->view;
-      for (int64_t x = 0; x < E; ++x) {
-        float* dst = out + (x * 2 + half) * Fe * H;
-        for (int64_t i = 0; i < Fe * H; ++i) {
-          const int64_t at = x * Fe * H + i;
-          dst[i] = v.dtype == DType::kF32    ? v.As<const float>()[at]
-                   : v.dtype == DType::kBF16 ? tensor::Bf16ToFloat(v.As<const uint16_t>()[at])
-                                             : tensor::F16ToFloat(v.As<const uint16_t>()[at]);
-        }
-      }
-    }
     Entry combined;
     combined.info = g.info;
     combined.info.shape = {E, 2 * Fe, H};
     combined.info.size_bytes += up->second.info.size_bytes;
-    combined.view = OwnedView(out, combined.info.shape);
-    combined.info.dtype = DType::kF32;
+    if (g.view.dtype == up->second.view.dtype) {
+      const size_t half_bytes = static_cast<size_t>(Fe) * tensor::RowBytes(g.view.dtype, H);
+      owned_bytes_.push_back(std::make_unique<uint8_t[]>(2 * half_bytes * static_cast<size_t>(E)));
+      uint8_t* out = owned_bytes_.back().get();
+      for (int64_t x = 0; x < E; ++x) {
+        for (int half = 0; half < 2; ++half) {
+          std::memcpy(out + (2 * x + half) * half_bytes,
+                      static_cast<const uint8_t*>(parts[half]->view.data) + x * half_bytes, half_bytes);
+        }
+      }
+      combined.view.data = out;
+      combined.view.dtype = g.view.dtype;
+      combined.view.shape = ToShape(combined.info.shape);
+    } else {
+      float* out = Own(static_cast<size_t>(E * 2 * Fe * H));
+      std::vector<float> rows(static_cast<size_t>(Fe * H));
+      for (int half = 0; half < 2; ++half) {
+        const Entry& part = *parts[half];
+        const tensor::GgmlTypeInfo* info = tensor::FindGgmlType(part.ggml_type);
+        const size_t expert_bytes = static_cast<size_t>(Fe) * (static_cast<size_t>(H / info->block_size) * info->type_size);
+        for (int64_t x = 0; x < E; ++x) {
+          Status s = RowsToFloat(part.ggml_type, part.raw + x * expert_bytes, Fe, H, rows.data());
+          if (!s.ok()) return s.WithPrefix(fmt::format("{}: tensor '{}'", file_.path(), half == 0 ? gate_name : base + "up_proj"));
+          std::copy(rows.begin(), rows.end(), out + (x * 2 + half) * Fe * H);
+        }
+      }
+      combined.view = OwnedView(out, combined.info.shape);
+    }
+    combined.info.dtype = combined.view.dtype;
+    combined.raw = nullptr;
     entries_.erase(up);
     entries_.erase(gate_name);
     entries_.emplace(base + "gate_up_proj", std::move(combined));

@@ -3,14 +3,16 @@
 // PyTorch shape order (ggml's ne[] reversed; the bytes are not moved), the tokenizer and chat
 // template left in the file's metadata (TokenizerHints::gguf_file).
 // Storage: F32, F16 and BF16 tensors are zero-copy views of the mapping. Matrices (2-D tensors)
-// in Q8_0, Q5_0, Q4_K or Q6_K are zero-copy views too, of dtype kGgml*: the Linear and gather
-// kernels read those blocks directly, against int8-quantized activations as llama.cpp does. Q4_0
-// matrices are gemmad's own kQ4_0 bit for bit once their rows are paired: they are copied into
-// that layout (the --quantization int4 kernels then read them). Every
-// other block-quantized tensor (other types, MoE expert stacks, anything when
-// `dequantize_all` is set) is dequantized to owned F32 at open with tensor/ggml_quants.h, which is
-// exact (every quantized value is a small integer times an f16 scale, plus an f16 minimum for the
-// _1 and K types): that path computes what transformers computes on the dequantized weights.
+// and MoE expert stacks (3-D) in Q8_0, Q5_0, Q4_K or Q6_K are zero-copy views too, of dtype
+// kGgml*: the Linear and gather kernels read those blocks directly (per expert for a stack),
+// against int8-quantized activations as llama.cpp does. Q4_0 matrices, and Q4_0 stacks whose
+// experts have an even row count, are gemmad's own kQ4_0 bit for bit once their rows are paired:
+// they are copied into that layout (the --quantization int4 kernels then read them). Every other
+// block-quantized tensor (other types, anything when `dequantize_all` is set) is dequantized to
+// owned F32 at open with tensor/ggml_quants.h, which is exact (every quantized value is a small
+// integer times an f16 scale, plus an f16 minimum for the _1 and K types): that path computes what
+// transformers computes on the dequantized weights. The split expert form (gate and up stacks)
+// is combined into one stack in its own type when both halves share it, else into F32.
 #pragma once
 
 #include <memory>

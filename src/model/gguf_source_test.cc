@@ -240,6 +240,94 @@ TEST_F(GgufSourceTest, Q4_0ExpertStacksAreRepackedWhenTheirRowsPair) {
   }
 }
 
+// Expert stacks in a block type the kernels read (Q8_0 here) stay in the file's bytes, one matrix
+// per expert; the split form (gate and up stacks) becomes one gate_up stack, per expert the gate
+// rows then the up rows: in the halves' own type when they share it, else in F32 (gate Q8_0 with
+// up Q4_0, which is repacked on its own). Every row holds the file's values.
+TEST_F(GgufSourceTest, BlockExpertStacksStayAsStoredAndSplitHalvesCombine) {
+  const int E = 3, F = 4, H = 32;
+  Rng rng(9);
+  auto q8_blocks = [&](int rows) {
+    std::string b;
+    for (int r = 0; r < rows; ++r) {
+      const uint16_t d = tensor::FloatToF16(0.002f * static_cast<float>(r + 1));
+      b.append(reinterpret_cast<const char*>(&d), 2);
+      for (int j = 0; j < 32; ++j) b.push_back(static_cast<char>(rng.Next()));
+    }
+    return b;
+  };
+  auto q4_blocks = [&](int rows) {
+    std::string b;
+    for (int r = 0; r < rows; ++r) {
+      const uint16_t d = tensor::FloatToF16(0.01f * static_cast<float>(r + 1));
+      b.append(reinterpret_cast<const char*>(&d), 2);
+      for (int j = 0; j < 16; ++j) b.push_back(static_cast<char>(rng.Next()));
+    }
+    return b;
+  };
+  const std::vector<uint64_t> ne = {static_cast<uint64_t>(H), static_cast<uint64_t>(F), static_cast<uint64_t>(E)};
+  const std::string stack = q8_blocks(E * F), gate1 = q8_blocks(E * F), up1 = q8_blocks(E * F), gate2 = q8_blocks(E * F),
+                    up2 = q4_blocks(E * F);
+  GgufTestWriter w;
+  w.AddString("general.architecture", "gemma4");
+  w.AddU32("gemma4.block_count", 3);
+  w.AddU32("gemma4.embedding_length", H);
+  w.AddU32("gemma4.feed_forward_length", 8);
+  w.AddU32("gemma4.attention.head_count", 1);
+  w.AddU32("gemma4.attention.head_count_kv", 1);
+  w.AddU32("gemma4.attention.key_length", 8);
+  w.AddTensor({"token_embd.weight", {static_cast<uint64_t>(H), 3}, 0, Zeros(3 * H)});
+  w.AddTensor({"blk.0.ffn_gate_up_exps.weight", ne, tensor::kGgmlQ8_0, stack});
+  w.AddTensor({"blk.1.ffn_gate_exps.weight", ne, tensor::kGgmlQ8_0, gate1});
+  w.AddTensor({"blk.1.ffn_up_exps.weight", ne, tensor::kGgmlQ8_0, up1});
+  w.AddTensor({"blk.2.ffn_gate_exps.weight", ne, tensor::kGgmlQ8_0, gate2});
+  w.AddTensor({"blk.2.ffn_up_exps.weight", ne, tensor::kGgmlQ4_0, up2});
+  auto s = OpenGgufSource(Save(w));
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  // Row r of a tensor written above, dequantized by gguf-py's rules.
+  auto file_row = [&](const std::string& blocks, uint32_t type, int r) {
+    const size_t bytes = type == tensor::kGgmlQ8_0 ? 34 : 18;
+    std::vector<float> v(H);
+    EXPECT_TRUE(tensor::DequantizeGgmlRow(type, reinterpret_cast<const uint8_t*>(blocks.data()) + bytes * r, H, v.data()).ok());
+    return v;
+  };
+  // Row r of a Q8_0 view, the same way.
+  auto view_row = [&](const tensor::TensorView& v, int r) {
+    std::vector<float> out(H);
+    EXPECT_TRUE(tensor::DequantizeGgmlRow(tensor::kGgmlQ8_0, v.As<const uint8_t>() + 34 * r, H, out.data()).ok());
+    return out;
+  };
+
+  auto v0 = (*s)->View("model.layers.0.experts.gate_up_proj");
+  ASSERT_TRUE(v0.ok());
+  EXPECT_EQ(v0->dtype, tensor::DType::kGgmlQ8_0);
+  EXPECT_EQ(v0->shape.ToString(), tensor::Shape({E, F, H}).ToString());
+  for (int r = 0; r < E * F; ++r) ASSERT_EQ(view_row(*v0, r), file_row(stack, tensor::kGgmlQ8_0, r)) << "row " << r;
+
+  for (int layer : {1, 2}) {
+    SCOPED_TRACE(layer);
+    const std::string p = "model.layers." + std::to_string(layer) + ".experts.";
+    EXPECT_FALSE((*s)->View(p + "gate_proj").ok());
+    EXPECT_FALSE((*s)->View(p + "up_proj").ok());
+    auto v = (*s)->View(p + "gate_up_proj");
+    ASSERT_TRUE(v.ok()) << v.status().ToString();
+    EXPECT_EQ(v->shape.ToString(), tensor::Shape({E, 2 * F, H}).ToString());
+    EXPECT_EQ(v->dtype, layer == 1 ? tensor::DType::kGgmlQ8_0 : tensor::DType::kF32);
+    for (int x = 0; x < E; ++x) {
+      for (int j = 0; j < 2 * F; ++j) {
+        const int src = x * F + j % F;
+        const std::vector<float> want =
+            j < F ? file_row(layer == 1 ? gate1 : gate2, tensor::kGgmlQ8_0, src)
+                  : file_row(layer == 1 ? up1 : up2, layer == 1 ? tensor::kGgmlQ8_0 : tensor::kGgmlQ4_0, src);
+        const int row = x * 2 * F + j;
+        const std::vector<float> got =
+            layer == 1 ? view_row(*v, row) : std::vector<float>(v->As<const float>() + row * H, v->As<const float>() + (row + 1) * H);
+        ASSERT_EQ(got, want) << "expert " << x << " row " << j;
+      }
+    }
+  }
+}
+
 // A split set (spec §1.8): opened from the first shard, the tensors of every shard found; a later
 // shard named instead, or a missing one, is a clear error.
 TEST_F(GgufSourceTest, SplitFilesOpenFromTheFirstShard) {
