@@ -192,6 +192,33 @@ TEST_F(GgufSourceTest, Q4_0MatricesAreRepackedLosslessly) {
   }
 }
 
+// A gemma4 file of `layers` layers of hidden size H (one head) with its 3-token embedding: enough
+// for the source to open, with expert stacks added after it.
+GgufTestWriter Gemma4StackWriter(int layers, int H) {
+  GgufTestWriter w;
+  w.AddString("general.architecture", "gemma4");
+  w.AddU32("gemma4.block_count", layers);
+  w.AddU32("gemma4.embedding_length", H);
+  w.AddU32("gemma4.feed_forward_length", 8);
+  w.AddU32("gemma4.attention.head_count", 1);
+  w.AddU32("gemma4.attention.head_count_kv", 1);
+  w.AddU32("gemma4.attention.key_length", 8);
+  w.AddTensor({"token_embd.weight", {static_cast<uint64_t>(H), 3}, 0, Zeros(3 * H)});
+  return w;
+}
+
+// `rows` ggml blocks of 32 weights, row r's f16 scale `step`·(r + 1) and random quants: Q4_0
+// (16 nibble bytes) or Q8_0 (32 int8).
+std::string RandomBlocks(Rng& rng, int rows, uint32_t type, float step) {
+  std::string b;
+  for (int r = 0; r < rows; ++r) {
+    const uint16_t d = tensor::FloatToF16(step * static_cast<float>(r + 1));
+    b.append(reinterpret_cast<const char*>(&d), 2);
+    for (int j = 0; j < (type == tensor::kGgmlQ4_0 ? 16 : 32); ++j) b.push_back(static_cast<char>(rng.Next()));
+  }
+  return b;
+}
+
 // A Q4_0 expert stack [E, F, H] with F even becomes a kQ4_0 stack (each expert's rows paired, as
 // --quantization int4 lays a stack out) holding the same values; with F odd (pairs would cross two
 // experts) it is dequantized to f32 instead.
@@ -199,22 +226,9 @@ TEST_F(GgufSourceTest, Q4_0ExpertStacksAreRepackedWhenTheirRowsPair) {
   for (const int F : {4, 3}) {
     SCOPED_TRACE(F);
     const int E = 3, H = 32;
-    GgufTestWriter w;
-    w.AddString("general.architecture", "gemma4");
-    w.AddU32("gemma4.block_count", 1);
-    w.AddU32("gemma4.embedding_length", H);
-    w.AddU32("gemma4.feed_forward_length", 8);
-    w.AddU32("gemma4.attention.head_count", 1);
-    w.AddU32("gemma4.attention.head_count_kv", 1);
-    w.AddU32("gemma4.attention.key_length", 8);
-    w.AddTensor({"token_embd.weight", {static_cast<uint64_t>(H), 3}, 0, Zeros(3 * H)});
-    std::string blocks;
+    GgufTestWriter w = Gemma4StackWriter(1, H);
     Rng rng(7);
-    for (int r = 0; r < E * F; ++r) {
-      const uint16_t d = tensor::FloatToF16(0.01f * static_cast<float>(r + 1));
-      blocks.append(reinterpret_cast<const char*>(&d), 2);
-      for (int j = 0; j < 16; ++j) blocks.push_back(static_cast<char>(rng.Next()));
-    }
+    const std::string blocks = RandomBlocks(rng, E * F, tensor::kGgmlQ4_0, 0.01f);
     w.AddTensor({"blk.0.ffn_gate_up_exps.weight", {static_cast<uint64_t>(H), static_cast<uint64_t>(F),
                                                    static_cast<uint64_t>(E)},
                  tensor::kGgmlQ4_0, blocks});
@@ -247,36 +261,11 @@ TEST_F(GgufSourceTest, Q4_0ExpertStacksAreRepackedWhenTheirRowsPair) {
 TEST_F(GgufSourceTest, BlockExpertStacksStayAsStoredAndSplitHalvesCombine) {
   const int E = 3, F = 4, H = 32;
   Rng rng(9);
-  auto q8_blocks = [&](int rows) {
-    std::string b;
-    for (int r = 0; r < rows; ++r) {
-      const uint16_t d = tensor::FloatToF16(0.002f * static_cast<float>(r + 1));
-      b.append(reinterpret_cast<const char*>(&d), 2);
-      for (int j = 0; j < 32; ++j) b.push_back(static_cast<char>(rng.Next()));
-    }
-    return b;
-  };
-  auto q4_blocks = [&](int rows) {
-    std::string b;
-    for (int r = 0; r < rows; ++r) {
-      const uint16_t d = tensor::FloatToF16(0.01f * static_cast<float>(r + 1));
-      b.append(reinterpret_cast<const char*>(&d), 2);
-      for (int j = 0; j < 16; ++j) b.push_back(static_cast<char>(rng.Next()));
-    }
-    return b;
-  };
   const std::vector<uint64_t> ne = {static_cast<uint64_t>(H), static_cast<uint64_t>(F), static_cast<uint64_t>(E)};
-  const std::string stack = q8_blocks(E * F), gate1 = q8_blocks(E * F), up1 = q8_blocks(E * F), gate2 = q8_blocks(E * F),
-                    up2 = q4_blocks(E * F);
-  GgufTestWriter w;
-  w.AddString("general.architecture", "gemma4");
-  w.AddU32("gemma4.block_count", 3);
-  w.AddU32("gemma4.embedding_length", H);
-  w.AddU32("gemma4.feed_forward_length", 8);
-  w.AddU32("gemma4.attention.head_count", 1);
-  w.AddU32("gemma4.attention.head_count_kv", 1);
-  w.AddU32("gemma4.attention.key_length", 8);
-  w.AddTensor({"token_embd.weight", {static_cast<uint64_t>(H), 3}, 0, Zeros(3 * H)});
+  auto q8 = [&] { return RandomBlocks(rng, E * F, tensor::kGgmlQ8_0, 0.002f); };
+  const std::string stack = q8(), gate1 = q8(), up1 = q8(), gate2 = q8(),
+                    up2 = RandomBlocks(rng, E * F, tensor::kGgmlQ4_0, 0.01f);
+  GgufTestWriter w = Gemma4StackWriter(3, H);
   w.AddTensor({"blk.0.ffn_gate_up_exps.weight", ne, tensor::kGgmlQ8_0, stack});
   w.AddTensor({"blk.1.ffn_gate_exps.weight", ne, tensor::kGgmlQ8_0, gate1});
   w.AddTensor({"blk.1.ffn_up_exps.weight", ne, tensor::kGgmlQ8_0, up1});
