@@ -38,8 +38,8 @@ struct Entry {
   uint32_t ggml_type = 0;
 };
 
-// Element i of a tensor's rows of `row` elements as the file stores them (ggml type `type`),
-// dequantized: rows of F32, F16, BF16 or any block type DequantizeGgmlRow reads.
+// `rows` rows of `row` elements as the file stores them (ggml type `type`: F32, F16, BF16 or any
+// block type DequantizeGgmlRow reads) from `src`, dequantized into out[rows][row].
 Status RowsToFloat(uint32_t type, const uint8_t* src, int64_t rows, int64_t row, float* out) {
   const tensor::GgmlTypeInfo* info = tensor::FindGgmlType(type);
   if (info == nullptr) return InvalidArgumentError(fmt::format("ggml type {}", type));
