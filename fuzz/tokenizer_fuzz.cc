@@ -20,10 +20,8 @@ namespace {
 
 using gemmad::tokenizer::Tokenizer;
 
-// The source tree is found from this file's path (the fuzz build passes absolute paths);
-// GEMMAD_SOURCE_DIR in the environment overrides it.
-// The checkout: $GEMMAD_SOURCE_DIR, else the build's compile definition (not __FILE__, which a
-// compiler cache may make relative to the build directory).
+// The checkout: $GEMMAD_SOURCE_DIR, else the build's own path (tests/support/test_paths.h; not
+// __FILE__, which a compiler cache may make relative to the build directory).
 std::string SourceDir() {
   if (const char* env = std::getenv("GEMMAD_SOURCE_DIR")) return env;
   return GEMMAD_SOURCE_DIR;

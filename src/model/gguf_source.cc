@@ -35,17 +35,16 @@ struct Entry {
   // The tensor as the file stores it (for the split experts' combine): its bytes in the mapping
   // and its ggml type.
   const uint8_t* raw = nullptr;
-  uint32_t ggml_type = 0;
+  const tensor::GgmlTypeInfo* type = nullptr;
 };
 
-// `rows` rows of `row` elements as the file stores them (ggml type `type`: F32, F16, BF16 or any
-// block type DequantizeGgmlRow reads) from `src`, dequantized into out[rows][row].
-Status RowsToFloat(uint32_t type, const uint8_t* src, int64_t rows, int64_t row, float* out) {
-  const tensor::GgmlTypeInfo* info = tensor::FindGgmlType(type);
-  if (info == nullptr) return InvalidArgumentError(fmt::format("ggml type {}", type));
-  const size_t row_bytes = static_cast<size_t>(row / info->block_size) * info->type_size;
+// `rows` rows of `row` elements as the file stores them (`type`: F32, F16, BF16 or any block type
+// DequantizeGgmlRow reads) from `src`, dequantized into out[rows][row]. The reader has checked
+// that a row is a whole number of blocks.
+Status RowsToFloat(const tensor::GgmlTypeInfo& type, const uint8_t* src, int64_t rows, int64_t row, float* out) {
+  const uint64_t row_bytes = *tensor::GgmlRowBytes(type, static_cast<uint64_t>(row));
   for (int64_t r = 0; r < rows; ++r) {
-    GEMMAD_RETURN_IF_ERROR(tensor::DequantizeGgmlRow(type, src + static_cast<size_t>(r) * row_bytes, row, out + r * row));
+    GEMMAD_RETURN_IF_ERROR(tensor::DequantizeGgmlRow(type.id, src + r * row_bytes, row, out + r * row));
   }
   return OkStatus();
 }
@@ -164,14 +163,10 @@ Status GgufSource::AddTensor(const ShardTensor& st) {
     e.view.dtype = *native;
     e.view.shape = ToShape(e.info.shape);
   } else {
-    const int64_t n = t.num_elements();
+    const int64_t n = t.num_elements(), row = t.ne[0];
     float* out = Own(static_cast<size_t>(n));
-    const int64_t row = t.ne[0];
-    for (int64_t r = 0; r < n / row; ++r) {
-      const uint64_t row_bytes = *io::GgmlRowBytes(*t.type, static_cast<uint64_t>(row));
-      Status s = tensor::DequantizeGgmlRow(t.type->id, src + r * row_bytes, row, out + r * row);
-      if (!s.ok()) return s.WithPrefix(fmt::format("{}: tensor '{}'", file_.path(), t.name));
-    }
+    Status s = RowsToFloat(*t.type, src, n / row, row, out);
+    if (!s.ok()) return s.WithPrefix(fmt::format("{}: tensor '{}'", file_.path(), t.name));
     if (m->subtract_one) {
       for (int64_t i = 0; i < n; ++i) out[i] -= 1.0f;  // Gemma 3 stores 1 + w (spec §3.3)
     }
@@ -179,7 +174,7 @@ Status GgufSource::AddTensor(const ShardTensor& st) {
   }
   e.info.dtype = e.view.dtype;
   e.raw = src;
-  e.ggml_type = t.type->id;
+  e.type = t.type;
   if (!entries_.emplace(m->hf_name, std::move(e)).second) {
     return DataLossError(fmt::format("{}: tensor '{}' maps to '{}' twice", file_.path(), t.name, m->hf_name));
   }
@@ -224,21 +219,17 @@ Status GgufSource::CombineSplitExperts() {
       combined.view.shape = ToShape(combined.info.shape);
     } else {
       float* out = Own(static_cast<size_t>(E * 2 * Fe * H));
-      std::vector<float> rows(static_cast<size_t>(Fe * H));
       for (int half = 0; half < 2; ++half) {
         const Entry& part = *parts[half];
-        const tensor::GgmlTypeInfo* info = tensor::FindGgmlType(part.ggml_type);
-        const size_t expert_bytes = static_cast<size_t>(Fe) * (static_cast<size_t>(H / info->block_size) * info->type_size);
+        const uint64_t expert_bytes = static_cast<uint64_t>(Fe) * *tensor::GgmlRowBytes(*part.type, static_cast<uint64_t>(H));
         for (int64_t x = 0; x < E; ++x) {
-          Status s = RowsToFloat(part.ggml_type, part.raw + x * expert_bytes, Fe, H, rows.data());
+          Status s = RowsToFloat(*part.type, part.raw + x * expert_bytes, Fe, H, out + (x * 2 + half) * Fe * H);
           if (!s.ok()) return s.WithPrefix(fmt::format("{}: tensor '{}'", file_.path(), half == 0 ? gate_name : base + "up_proj"));
-          std::copy(rows.begin(), rows.end(), out + (x * 2 + half) * Fe * H);
         }
       }
       combined.view = OwnedView(out, combined.info.shape);
     }
     combined.info.dtype = combined.view.dtype;
-    combined.raw = nullptr;
     entries_.erase(up);
     entries_.erase(gate_name);
     entries_.emplace(base + "gate_up_proj", std::move(combined));
