@@ -5,6 +5,8 @@ configuration come from the file alone. Through the official openai client:
   safetensors checkpoints), token for token;
 - the q8_0 files (matrices read in place by the Q8_0 kernels) serve completions and chat with text
   produced by the GGUF's own tokenizer;
+- the MoE model's q8_0 and q4_k_m files, expert stacks read in their blocks, serve the tokens
+  `gemmad generate` gives on the same file;
 - a file that is not a usable GGUF fails at startup with one line naming it.
 """
 import json
@@ -54,6 +56,27 @@ def test_q8_gguf_serves_text_with_its_own_tokenizer():
         chat = client.chat.completions.create(model="t1q8", messages=[{"role": "user", "content": "Hi"}],
                                               max_tokens=4, temperature=0)
         assert chat.choices[0].finish_reason in ("length", "stop")
+
+
+@pytest.mark.parametrize("kind", ["q8_0", "q4_k_m"])
+def test_moe_gguf_experts_in_their_blocks_serve_as_generate_runs_them(kind):
+    # T2 is the MoE model: its gate_up expert stacks stay in the file's block types (Q8_0, or
+    # Q4_K_M's mix), read per expert by the block kernels (their logits against transformers:
+    # tests/model/gguf_golden_test.cc). The server's greedy tokens equal the CLI's on the same file.
+    path = os.path.join(GGUF_DIR, f"gemma4_t2_{kind}.gguf")
+    prompts = [p["token_ids"] for p in golden_prompts("t2")]
+    with e2e.Server([path, "--served-model-name", "t2"], name=f"gguf-moe-{kind}") as s:
+        client = s.client()
+        for ids in prompts:
+            r = client.completions.create(model="t2", prompt=ids, max_tokens=12, temperature=0, logprobs=1,
+                                          extra_body={"ignore_eos": True, "return_tokens_as_token_ids": True})
+            served = [int(t[len("token_id:"):]) for t in r.choices[0].logprobs.tokens]
+            out = subprocess.run([e2e.BIN, "generate", path, "--prompt-ids", ",".join(map(str, ids)),
+                                  "--max-tokens", "12", "--ignore-eos"], capture_output=True, text=True, timeout=120)
+            assert out.returncode == 0, out.stderr
+            cli = [json.loads(line)["id"] for line in out.stdout.splitlines() if line.startswith('{"id"')]
+            assert served == cli
+            assert len(set(served)) > 3  # a run that varies, not one repeated token
 
 
 def test_bad_gguf_is_one_line_at_startup(tmp_path):
