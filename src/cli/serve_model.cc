@@ -5,7 +5,9 @@
 
 #include "base/files.h"
 #include "base/log.h"
+#include "io/gguf_file.h"
 #include "io/hf_hub.h"
+#include "tokenizer/gguf_tokenizer.h"
 #include "cli/model_tokenizer.h"
 #include "model/open_weight_source.h"
 #include "model/safetensors_source.h"
@@ -27,7 +29,8 @@ Result<ServeModel> LoadServeModel(const ServeOptions& o) {
   ServeModel m;
   const io::HubSettings hub = ServeHubSettings(o);
   GEMMAD_ASSIGN_OR_RETURN(m.model_dir, io::ResolveModelPath(o.model, o.revision, hub));
-  GEMMAD_ASSIGN_OR_RETURN(m.source, model::OpenWeightSource(m.model_dir, /*show_progress=*/true));
+  GEMMAD_ASSIGN_OR_RETURN(m.source, model::OpenWeightSource(m.model_dir, /*show_progress=*/true,
+                                                            model::MmprojChoice{o.mmproj, o.no_mmproj}));
   // The checkpoint's hints, unless --tokenizer names another place.
   const model::TokenizerHints& hints = m.source->tokenizer_hints();
   std::string tokenizer_dir = hints.tokenizer_dir.empty() ? m.model_dir : hints.tokenizer_dir;
@@ -35,6 +38,17 @@ Result<ServeModel> LoadServeModel(const ServeOptions& o) {
   if (o.tokenizer.empty()) {
     GEMMAD_ASSIGN_OR_RETURN(m.tokenizer, LoadSourceTokenizer(*m.source, m.model_dir));
     if (!m.tokenizer) return NotFoundError(m.model_dir + " has no tokenizer.json (name one with --tokenizer)");
+  } else if (model::IsGgufPath(o.tokenizer)) {
+    // A GGUF file's tokenizer and chat template (vLLM reads one through transformers' gguf_file).
+    GEMMAD_ASSIGN_OR_RETURN(io::GgufFile file, io::GgufFile::Open(o.tokenizer));
+    GEMMAD_ASSIGN_OR_RETURN(m.tokenizer, tokenizer::TokenizerFromGguf(file.metadata(), o.tokenizer));
+    tokenizer_dir = o.tokenizer;
+    template_source.reset();
+    if (file.metadata().Has("tokenizer.chat_template")) {
+      auto t = file.metadata().GetString("tokenizer.chat_template");
+      if (!t.ok()) return t.status().WithPrefix("--tokenizer " + o.tokenizer);
+      template_source = std::move(*t);
+    }
   } else {
     GEMMAD_ASSIGN_OR_RETURN(tokenizer_dir,
                             io::ResolveModelPath(o.tokenizer, o.tokenizer_revision.empty() ? o.revision

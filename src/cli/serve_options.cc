@@ -199,6 +199,9 @@ Status FillFrontend(const ParsedFlags& f, EnvLookup env, ServeOptions& o) {
 Status FillModelAndEngine(const ParsedFlags& f, EnvLookup env, ServeOptions& o) {
   if (!f.IsNull("revision")) o.revision = f.GetString("revision");
   o.tokenizer = f.GetString("tokenizer");
+  o.mmproj = f.GetString("mmproj");
+  o.no_mmproj = f.GetBool("no-mmproj");
+  if (o.no_mmproj && !o.mmproj.empty()) return InvalidArgumentError("--mmproj and --no-mmproj exclude each other");
   o.tokenizer_revision = f.GetString("tokenizer-revision");
   o.hf_token = f.GetString("hf-token");
   o.download_dir = f.GetString("download-dir");

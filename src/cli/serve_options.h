@@ -27,6 +27,8 @@ struct ServeOptions {
   std::string model;  // positional or --model
   std::string revision = "main";
   std::string tokenizer;  // empty: the model
+  std::string mmproj;     // --mmproj (empty: looked for beside a GGUF model)
+  bool no_mmproj = false;  // --no-mmproj
   std::string tokenizer_revision;
   std::string hf_token;      // --hf-token: Bearer token for hub downloads (over HF_TOKEN)
   std::string download_dir;  // --download-dir: hub cache root for downloads (over the HF cache)

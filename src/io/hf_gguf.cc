@@ -96,6 +96,20 @@ std::vector<std::string> MatchGgufFiles(const std::vector<std::string>& files, s
   return out;
 }
 
+std::optional<std::string> PickMmprojName(std::vector<std::string> names, std::string_view self) {
+  std::sort(names.begin(), names.end());
+  const std::vector<bool (*)(const std::string&)> patterns = {
+      [](const std::string& n) { return n == "mmproj.gguf"; },
+      [](const std::string& n) { return n.starts_with("mmproj-") && n.ends_with(".gguf"); },
+      [](const std::string& n) { return n.find("mmproj") != std::string::npos && n.ends_with(".gguf"); }};
+  for (auto matches : patterns) {
+    for (const std::string& n : names) {
+      if (n != self && matches(n)) return n;
+    }
+  }
+  return std::nullopt;
+}
+
 Result<std::string> ResolveGgufRepo(std::string_view repo, std::string_view tag, std::string_view revision,
                                     const HubSettings& settings) {
   if (revision.empty()) revision = "main";
@@ -124,6 +138,17 @@ Result<std::string> ResolveGgufRepo(std::string_view repo, std::string_view tag,
   GEMMAD_LOG_INFO("downloading {} from {} (commit {}) into {}", match.front(), repo, listing.commit, repo_dir);
   for (const std::string& f : ShardSet(listing.files, match.front())) {
     GEMMAD_RETURN_IF_ERROR(FetchFile(settings, repo, listing.commit, f, repo_dir));
+  }
+  // The companion beside the chosen file in the repository (same directory), if there is one.
+  const size_t slash = match.front().rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : match.front().substr(0, slash + 1);
+  std::vector<std::string> siblings;
+  for (const std::string& f : listing.files) {
+    if (f.starts_with(dir) && f.find('/', dir.size()) == std::string::npos) siblings.push_back(f.substr(dir.size()));
+  }
+  if (auto mmproj = PickMmprojName(siblings)) {
+    GEMMAD_LOG_INFO("downloading its mmproj companion {} (the vision/audio encoders)", dir + *mmproj);
+    GEMMAD_RETURN_IF_ERROR(FetchFile(settings, repo, listing.commit, dir + *mmproj, repo_dir));
   }
   GEMMAD_RETURN_IF_ERROR(WriteRef(settings, repo, revision, listing.commit));
   return JoinPath(repo_dir, "snapshots/" + listing.commit + "/" + match.front());

@@ -310,6 +310,11 @@ Result<GgufModelConfig> GgufConfigFromFile(const GgufShards& file) {
   if (!arch.ok()) return arch.status().WithPrefix(file.path());
   if (*arch == "gemma3") return Gemma3(Keys(file, *arch));
   if (*arch == "gemma4") return Gemma4(Keys(file, *arch));
+  if (*arch == "clip") {
+    return InvalidArgumentError(fmt::format("{}: an mmproj file (the encoders of a model, general.architecture "
+                                            "'clip'): serve the text model's GGUF and name this one with --mmproj",
+                                            file.path()));
+  }
   return InvalidArgumentError(fmt::format("{}: general.architecture '{}' is not supported (gemmad serves gemma3 "
                                           "and gemma4 GGUF files)", file.path(), *arch));
 }

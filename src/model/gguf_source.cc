@@ -5,12 +5,17 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
+#include <tuple>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <utility>
 #include <vector>
 
+#include "base/log.h"
 #include "model/gguf_shards.h"
 #include "model/gguf_config.h"
+#include "model/gguf_mmproj.h"
 #include "model/gguf_names.h"
 #include "tensor/ggml_quants.h"
 #include "tensor/ggml_types.h"
@@ -67,7 +72,13 @@ class GgufSource final : public WeightSource {
     if (it == entries_.end()) return NotFoundError(fmt::format("{}: no tensor '{}'", file_.path(), name));
     return it->second.view;
   }
-  std::vector<std::string> files() const override { return file_.paths(); }
+  std::vector<std::string> files() const override {
+    std::vector<std::string> out = file_.paths();
+    if (mmproj_) {
+      for (const std::string& p : mmproj_->file->paths()) out.push_back(p);
+    }
+    return out;
+  }
   const TokenizerHints& tokenizer_hints() const override { return hints_; }
 
  private:
@@ -75,6 +86,7 @@ class GgufSource final : public WeightSource {
   Status AddTensor(const ShardTensor& st);
   Status CombineSplitExperts();
   void AddUnitLayerScalars();
+  Status AttachMmproj(const std::string& path);
   float* Own(size_t n) {
     owned_.push_back(std::make_unique<float[]>(n));
     return owned_.back().get();
@@ -126,6 +138,7 @@ class GgufSource final : public WeightSource {
   std::vector<std::unique_ptr<float[]>> owned_;
   std::vector<std::unique_ptr<uint8_t[]>> owned_bytes_;
   TokenizerHints hints_;
+  std::unique_ptr<GgufMmproj> mmproj_;
 };
 
 // ggml ne[] (innermost first) -> PyTorch shape.
@@ -260,6 +273,66 @@ void GgufSource::AddUnitLayerScalars() {
   }
 }
 
+// The encoders of an mmproj companion: its tensors join the text model's, the config becomes the
+// multimodal form (text_config + vision_config / audio_config) with the media token ids found by
+// name in the text file's vocabulary, as Gemma 4's tokenizer spells them.
+Status GgufSource::AttachMmproj(const std::string& path) {
+  if (config_.arch != GgufArch::kGemma4 && options_.mmproj_found) {
+    GEMMAD_LOG_WARNING("{}: not reading {} found beside it (gemmad runs Gemma 4's encoders only; this is a Gemma 3 "
+                       "text model)", file_.path(), path);
+    return OkStatus();
+  }
+  if (config_.arch != GgufArch::kGemma4) {
+    return InvalidArgumentError(fmt::format("{}: an mmproj companion ({}) is only read beside a Gemma 4 text model",
+                                            file_.path(), path));
+  }
+  GEMMAD_ASSIGN_OR_RETURN(mmproj_, OpenGgufMmproj(path));
+  nlohmann::json text = nlohmann::json::parse(config_.config_json);
+  const int64_t hidden = text.at("hidden_size").get<int64_t>();
+  if (mmproj_->projection_dim != hidden) {
+    return InvalidArgumentError(fmt::format("{}: its encoders project to width {}, but the text model {} has hidden "
+                                            "size {} (an mmproj of another model; --no-mmproj serves text only)",
+                                            path, mmproj_->projection_dim, file_.path(), hidden));
+  }
+  auto tokens = file_.metadata().GetStringArray("tokenizer.ggml.tokens");
+  if (!tokens.ok()) return tokens.status().WithPrefix(file_.path());
+  auto id_of = [&](std::string_view token) -> std::optional<int64_t> {
+    auto it = std::find(tokens->begin(), tokens->end(), token);
+    if (it == tokens->end()) return std::nullopt;
+    return static_cast<int64_t>(it - tokens->begin());
+  };
+  nlohmann::json top;
+  top["architectures"] = {"Gemma4ForConditionalGeneration"};
+  top["model_type"] = "gemma4";
+  top["vision_config"] = mmproj_->vision_config;
+  top["audio_config"] = mmproj_->audio_config;
+  top["image_token_id"] = top["video_token_id"] = top["audio_token_id"] = nullptr;
+  for (auto [key, token, needed] : {std::tuple{"image_token_id", "<|image|>", !mmproj_->vision_config.is_null()},
+                                    std::tuple{"video_token_id", "<|video|>", false},
+                                    std::tuple{"audio_token_id", "<|audio|>", !mmproj_->audio_config.is_null()}}) {
+    if (auto id = id_of(token)) {
+      top[key] = *id;
+    } else if (needed) {
+      return DataLossError(fmt::format("{}: the vocabulary has no {} token, which {}'s encoder needs", file_.path(),
+                                       token, path));
+    }
+  }
+  for (const char* key : {"tie_word_embeddings", "pad_token_id", "bos_token_id", "eos_token_id"}) {
+    if (text.contains(key)) top[key] = text[key];
+  }
+  top["text_config"] = std::move(text);
+  config_.config_json = top.dump(2);
+  for (MmprojTensor& t : mmproj_->tensors) {
+    Entry e;
+    e.info = t.info;
+    e.view = t.view;
+    if (!entries_.emplace(t.hf_name, std::move(e)).second) {
+      return DataLossError(fmt::format("{}: tensor '{}' is also in {}", path, t.hf_name, file_.path()));
+    }
+  }
+  return OkStatus();
+}
+
 Result<std::unique_ptr<WeightSource>> GgufSource::Open(const std::string& path, const GgufSourceOptions& options) {
   GEMMAD_ASSIGN_OR_RETURN(GgufShards file, GgufShards::Open(path));
   std::unique_ptr<GgufSource> s(new GgufSource(std::move(file), options));
@@ -268,6 +341,7 @@ Result<std::unique_ptr<WeightSource>> GgufSource::Open(const std::string& path, 
   for (const ShardTensor& t : s->file_.tensors()) GEMMAD_RETURN_IF_ERROR(s->AddTensor(t));
   GEMMAD_RETURN_IF_ERROR(s->CombineSplitExperts());
   s->AddUnitLayerScalars();
+  if (!options.mmproj.empty()) GEMMAD_RETURN_IF_ERROR(s->AttachMmproj(options.mmproj));
   for (const auto& [name, e] : s->entries_) s->names_.push_back(name);
   s->hints_.gguf_file = s->file_.path();
   if (s->file_.metadata().Has("tokenizer.chat_template")) {

@@ -13,6 +13,8 @@
 // integer times an f16 scale, plus an f16 minimum for the _1 and K types): that path computes what
 // transformers computes on the dequantized weights. The split expert form (gate and up stacks)
 // is combined into one stack in its own type when both halves share it, else into F32.
+// With an mmproj companion (options.mmproj) the source is the multimodal model: config.json in the
+// Gemma4ForConditionalGeneration form, the encoders' tensors under their Hugging Face names.
 #pragma once
 
 #include <memory>
@@ -27,6 +29,9 @@ namespace gemmad::model {
 // a tensor the architecture does not have, a shape that does not fit the metadata).
 struct GgufSourceOptions {
   bool dequantize_all = false;  // every block type to f32 (exact reference numerics; 4-8x the memory)
+  std::string mmproj;           // an mmproj companion to read beside it (model/gguf_mmproj.h); "" none
+  bool mmproj_found = false;    // it was found beside the file, not named: skipped with a warning
+                                // beside a Gemma 3 text model instead of an error
 };
 Result<std::unique_ptr<WeightSource>> OpenGgufSource(const std::string& path, const GgufSourceOptions& options = {});
 

@@ -39,7 +39,7 @@ class AudioGolden : public ::testing::TestWithParam<ModelAndBackend> {
     auto tower = testing::LoadGoldenAudioTower(model);
     ASSERT_TRUE(tower.ok()) << tower.status().ToString();
     tower_ = std::move(tower).value();
-    auto g = GoldenFile::Load(golden::AudioGoldenRoot() + "/" + model + "/golden");
+    auto g = GoldenFile::Load(golden::AudioGoldenRoot() + "/" + testing::GoldenModelDir(model) + "/golden");
     ASSERT_TRUE(g.ok()) << g.status().ToString();
     golden_ = std::make_unique<GoldenFile>(std::move(g).value());
     auto clips = testing::LoadGoldenClips();
@@ -95,8 +95,23 @@ TEST_P(AudioGolden, EveryBlockMatchesTransformers) {
               std::get<1>(GetParam()).c_str(), layer_worst, final_worst);
 }
 
+TEST(AudioGoldenConfig, MmprojConfigEqualsTheCheckpoints) {
+  // Model b has the released chunking constants, which an mmproj does not store and llama.cpp
+  // fixes: its audio_config read from the mmproj is the checkpoint's, field for field.
+  auto want = testing::OpenGoldenAudioModel("b");
+  auto got = testing::OpenGoldenAudioModel("b_gguf");
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  auto cw = ParseConfig((*want)->config_json());
+  auto cg = ParseConfig((*got)->config_json());
+  ASSERT_TRUE(cw.ok() && cg.ok());
+  ASSERT_TRUE(cg->audio.has_value());
+  EXPECT_EQ(*cg->audio, *cw->audio);
+  EXPECT_EQ(cg->audio_token_id, 7);  // <|audio|> in gguf_mmproj's vocabulary
+}
+
 INSTANTIATE_TEST_SUITE_P(ModelsAndBackends, AudioGolden,
-                         ::testing::Combine(::testing::Values("a", "b"), ::testing::Values("cpu", "reference")),
+                         ::testing::Combine(::testing::Values("a", "b", "b_gguf"), ::testing::Values("cpu", "reference")),
                          [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param); });
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "model/gemma4/config.h"
 #include "model/safetensors_source.h"
 #include "vision_golden.h"
+#include "vision_golden_util.h"
 
 namespace gemmad::model::gemma4::testing {
 
@@ -34,9 +35,9 @@ inline Result<std::vector<GoldenClip>> LoadGoldenClips() {
   return out;
 }
 
+// "a", "b" or "b_gguf" (the mmproj GGUF of b: OpenGoldenTowerSource).
 inline Result<std::shared_ptr<const WeightSource>> OpenGoldenAudioModel(const std::string& name) {
-  GEMMAD_ASSIGN_OR_RETURN(std::unique_ptr<WeightSource> src, OpenSafetensorsDir(golden::AudioGoldenRoot() + "/" + name));
-  return std::shared_ptr<const WeightSource>(std::move(src));
+  return OpenGoldenTowerSource(golden::AudioGoldenRoot(), name);
 }
 
 // The AudioTower of golden model `name` ("a", "b"), projecting to its text hidden size.

@@ -98,7 +98,15 @@ class HubGgufTest : public ::testing::Test {
   HubSettings settings_;
 };
 
-TEST_F(HubGgufTest, DownloadsOnlyTheTaggedFileThenResolvesOffline) {
+TEST(GgufQuantTag, PicksTheMmprojAsVllmLooksForIt) {
+  EXPECT_EQ(PickMmprojName({"model.gguf", "mmproj-F32.gguf", "x-mmproj.gguf", "mmproj-BF16.gguf"}), "mmproj-BF16.gguf");
+  EXPECT_EQ(PickMmprojName({"mmproj-F32.gguf", "mmproj.gguf"}), "mmproj.gguf");
+  EXPECT_EQ(PickMmprojName({"x-mmproj.gguf", "mmproj.txt"}), "x-mmproj.gguf");
+  EXPECT_EQ(PickMmprojName({"a-mmproj.gguf"}, "a-mmproj.gguf"), std::nullopt);
+  EXPECT_EQ(PickMmprojName({"model.gguf", "README.md"}), std::nullopt);
+}
+
+TEST_F(HubGgufTest, DownloadsTheTaggedFileAndItsMmprojThenResolvesOffline) {
   {
     FakeHub hub(repo_);
     settings_.endpoint = hub.endpoint();
@@ -107,7 +115,7 @@ TEST_F(HubGgufTest, DownloadsOnlyTheTaggedFileThenResolvesOffline) {
     EXPECT_EQ(*path, Snapshot() + "/gemma-3-270m-it-Q8_0.gguf");
     EXPECT_EQ(*ReadFileToString(*path), "GGUF contents of gemma-3-270m-it-Q8_0.gguf");
     EXPECT_FALSE(FileExists(Snapshot() + "/gemma-3-270m-it-Q4_K_M.gguf"));
-    EXPECT_FALSE(FileExists(Snapshot() + "/mmproj-F16.gguf"));
+    EXPECT_EQ(*ReadFileToString(Snapshot() + "/mmproj-F16.gguf"), "GGUF contents of mmproj-F16.gguf");
 
     auto split = ResolveModelPath(std::string(kRepo) + ":bf16", "main", settings_);
     ASSERT_TRUE(split.ok()) << split.status().ToString();

@@ -42,7 +42,7 @@ class VisionGolden : public ::testing::TestWithParam<ModelAndBackend> {
     auto tower = testing::LoadGoldenTower(model);
     ASSERT_TRUE(tower.ok()) << tower.status().ToString();
     tower_ = std::move(tower).value();
-    auto g = GoldenFile::Load(golden::VisionGoldenRoot() + "/" + model + "/golden");
+    auto g = GoldenFile::Load(golden::VisionGoldenRoot() + "/" + testing::GoldenModelDir(model) + "/golden");
     ASSERT_TRUE(g.ok()) << g.status().ToString();
     golden_ = std::make_unique<GoldenFile>(std::move(g).value());
     auto images = testing::LoadGoldenImages();
@@ -110,7 +110,8 @@ TEST_P(VisionGolden, ImagesAloneEqualTheReferencesPaddedBatch) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, VisionGolden,
-                         ::testing::Combine(::testing::Values("a", "b", "c"), ::testing::Values("cpu", "reference")),
+                         ::testing::Combine(::testing::Values("a", "b", "c", "a_gguf", "c_gguf"),
+                                            ::testing::Values("cpu", "reference")),
                          [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param); });
 
 TEST(VisionGoldenConfig, TransformersWrittenConfigParses) {
@@ -131,6 +132,28 @@ TEST(VisionGoldenConfig, TransformersWrittenConfigParses) {
   auto direct = ParseVisionConfig((*src)->config_json());
   ASSERT_TRUE(direct.ok());
   EXPECT_EQ(*direct, c->vision);
+}
+
+TEST(VisionGoldenConfig, MmprojConfigEqualsTheCheckpoints) {
+  // What an mmproj's metadata and tensor shapes say (and llama.cpp's fixed values for the rest)
+  // is the checkpoint's vision_config, field for field; the media token ids come from the text
+  // GGUF's vocabulary.
+  for (const std::string model : {"a", "c"}) {
+    SCOPED_TRACE(model);
+    auto want = testing::OpenGoldenTowerSource(golden::VisionGoldenRoot(), model);
+    auto got = testing::OpenGoldenTowerSource(golden::VisionGoldenRoot(), model + "_gguf");
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    auto cw = ParseConfig((*want)->config_json());
+    auto cg = ParseConfig((*got)->config_json());
+    ASSERT_TRUE(cw.ok()) << cw.status().ToString();
+    ASSERT_TRUE(cg.ok()) << cg.status().ToString() << (*got)->config_json();
+    ASSERT_TRUE(cg->vision.has_value());
+    EXPECT_EQ(*cg->vision, *cw->vision);
+    EXPECT_EQ(cg->image_token_id, 4);  // <|image|> in gguf_mmproj's vocabulary
+    EXPECT_EQ(cg->video_token_id, 10);
+    EXPECT_EQ(cg->audio.has_value(), model == "a");  // a shares its mmproj with audio tower b
+  }
 }
 
 }  // namespace

@@ -6,11 +6,13 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/result.h"
 #include "model/gemma4/config.h"
 #include "model/gemma4/vision_tower.h"
+#include "model/gguf_source.h"
 #include "model/safetensors_source.h"
 #include "vision_golden.h"
 
@@ -53,10 +55,34 @@ inline Result<std::vector<GoldenImage>> LoadGoldenImages() {
   return out;
 }
 
-// The VisionTower of golden model `name` ("a", "b", "c"), projecting to its text hidden size.
+// A golden tower's test name: its checkpoint's ("a") or, with "_gguf" ("a_gguf"), the same tower as
+// the mmproj GGUF llama.cpp's converter made of it (tests/golden/gguf_mmproj,
+// scripts/golden/make_gguf_mmproj_goldens.py), read beside the 64-wide text GGUF there.
+inline constexpr std::string_view kGgufSuffix = "_gguf";
+inline std::string GoldenModelDir(const std::string& name) {
+  return name.ends_with(kGgufSuffix) ? name.substr(0, name.size() - kGgufSuffix.size()) : name;
+}
+
+// The weight source of golden tower `name` under `root` (see GoldenModelDir).
+inline Result<std::shared_ptr<const WeightSource>> OpenGoldenTowerSource(const std::string& root,
+                                                                         const std::string& name) {
+  if (!name.ends_with(kGgufSuffix)) {
+    GEMMAD_ASSIGN_OR_RETURN(std::unique_ptr<WeightSource> src, OpenSafetensorsDir(root + "/" + name));
+    return std::shared_ptr<const WeightSource>(std::move(src));
+  }
+  const std::string dir = std::string(GEMMAD_SOURCE_DIR) + "/tests/golden/gguf_mmproj/";
+  GgufSourceOptions options;
+  // Vision a and audio b share one mmproj; vision c has its own.
+  options.mmproj = dir + (GoldenModelDir(name) == "c" ? "mmproj-gemma4_vision_c-f32.gguf" : "mmproj-gemma4_towers-f32.gguf");
+  GEMMAD_ASSIGN_OR_RETURN(std::unique_ptr<WeightSource> src, OpenGgufSource(dir + "gemma4_mm_f32.gguf", options));
+  return std::shared_ptr<const WeightSource>(std::move(src));
+}
+
+// The VisionTower of golden model `name` ("a", "b", "c", "a_gguf", "c_gguf"), projecting to its
+// text hidden size.
 inline Result<std::unique_ptr<VisionTower>> LoadGoldenTower(const std::string& name) {
-  GEMMAD_ASSIGN_OR_RETURN(std::unique_ptr<WeightSource> src, OpenSafetensorsDir(golden::VisionGoldenRoot() + "/" + name));
-  std::shared_ptr<const WeightSource> shared(std::move(src));
+  GEMMAD_ASSIGN_OR_RETURN(std::shared_ptr<const WeightSource> shared,
+                          OpenGoldenTowerSource(golden::VisionGoldenRoot(), name));
   GEMMAD_ASSIGN_OR_RETURN(Config c, ParseConfig(shared->config_json(), shared->config_label()));
   if (!c.vision) return NotFoundError(name + ": no vision_config");
   return VisionTower::Load(shared, *c.vision, c.hidden_size);
