@@ -88,6 +88,9 @@ class Reader {
     if (it->second.size() != rank) {
       return Err(DataLossError(fmt::format("tensor '{}' has {} dimensions, expected {}", name, it->second.size(), rank)));
     }
+    for (int64_t d : it->second) {
+      if (d <= 0) return Err(DataLossError(fmt::format("tensor '{}' has an empty dimension", name)));
+    }
     return it->second;
   }
   bool Clipped(std::string_view prefix) const {

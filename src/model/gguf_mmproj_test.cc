@@ -319,5 +319,17 @@ TEST_F(GgufMmprojTest, FoundBesideTheModelNamedOrRefused) {
             std::string::npos);
 }
 
+// Writes the fuzz seeds (fuzz/gguf_mmproj_fuzz.cc): run with --gtest_also_run_disabled_tests.
+TEST_F(GgufMmprojTest, DISABLED_WriteFuzzCorpus) {
+  const std::string dir = std::string(GEMMAD_SOURCE_DIR) + "/fuzz/corpus/gguf_mmproj/";
+  std::filesystem::create_directories(dir);
+  ASSERT_TRUE(WriteStringToFile(dir + "vision.gguf", VisionWriter().Build()).ok());
+  GgufTestWriter scaled = VisionWriter();
+  scaled.AddTensor({"v.blk.0.out_scale.weight", {8}, 0, F32Range(8, 1.0f, 0.0f)});
+  scaled.AddTensor({"v.std_bias", {8}, 0, F32Range(8)});
+  scaled.AddTensor({"v.std_scale", {8}, 0, F32Range(8, 1.0f, 0.0f)});
+  ASSERT_TRUE(WriteStringToFile(dir + "vision_standardize.gguf", scaled.Build()).ok());
+}
+
 }  // namespace
 }  // namespace gemmad::model
