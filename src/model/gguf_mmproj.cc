@@ -27,14 +27,6 @@ constexpr int64_t kVisionDefaultBudget = 280;  // transformers' max_soft_tokens
 constexpr int64_t kAudioChunk = 12, kAudioContextLeft = 13, kAudioContextRight = 0;
 constexpr double kAudioLogitCap = 50.0, kAudioResidual = 0.5, kAudioEps = 1e-6;
 
-std::vector<int64_t> TorchShape(const io::GgufTensorInfo& t) { return {t.ne.rbegin(), t.ne.rend()}; }
-
-tensor::Shape ToShape(const std::vector<int64_t>& dims) {
-  tensor::Shape s;
-  for (int64_t d : dims) s.dims[s.rank++] = d;
-  return s;
-}
-
 class Reader {
  public:
   explicit Reader(GgufMmproj* out) : out_(*out), f_(*out->file), md_(f_.metadata()) {}
@@ -50,7 +42,7 @@ class Reader {
     GEMMAD_ASSIGN_OR_RETURN(const bool vision, Flag("clip.has_vision_encoder"));
     GEMMAD_ASSIGN_OR_RETURN(const bool audio, Flag("clip.has_audio_encoder"));
     if (!vision && !audio) return Err(InvalidArgumentError("holds neither a vision nor an audio encoder"));
-    for (const ShardTensor& t : f_.tensors()) shapes_[t.info->name] = TorchShape(*t.info);
+    for (const ShardTensor& t : f_.tensors()) shapes_[t.info->name] = StoredWeightInfo(t).shape;
     if (vision) GEMMAD_RETURN_IF_ERROR(VisionConfig());
     if (audio) GEMMAD_RETURN_IF_ERROR(AudioConfig());
     for (const ShardTensor& t : f_.tensors()) GEMMAD_RETURN_IF_ERROR(AddTensor(t));
@@ -227,10 +219,7 @@ class Reader {
     }
     MmprojTensor e;
     e.hf_name = m->hf_name;
-    e.info.shape = TorchShape(t);
-    e.info.dtype_name = std::string(t.type->name);
-    e.info.size_bytes = t.size_bytes;
-    e.info.origin = st.file->path();
+    e.info = StoredWeightInfo(st);
     const std::string_view bytes = st.bytes();
     const auto* src = reinterpret_cast<const uint8_t*>(bytes.data());
     const std::string_view type = t.type->name;
@@ -246,7 +235,7 @@ class Reader {
       e.view.data = values;
       e.view.dtype = DType::kF32;
     }
-    e.view.shape = ToShape(e.info.shape);
+    e.view.shape = ShapeOf(e.info.shape);
     e.info.dtype = e.view.dtype;
     if (m->transform == MmprojTransform::kUnitLayerScale) return OkStatus();  // checked, not handed on
     if (!names_.emplace(e.hf_name).second) {

@@ -87,4 +87,19 @@ const ShardTensor* GgufShards::FindTensor(std::string_view name) const {
   return it == index_.end() ? nullptr : &tensors_[it->second];
 }
 
+WeightInfo StoredWeightInfo(const ShardTensor& t) {
+  WeightInfo info;
+  info.shape.assign(t.info->ne.rbegin(), t.info->ne.rend());
+  info.dtype_name = std::string(t.info->type->name);
+  info.size_bytes = t.info->size_bytes;
+  info.origin = t.file->path();
+  return info;
+}
+
+tensor::Shape ShapeOf(const std::vector<int64_t>& dims) {
+  tensor::Shape s;
+  for (int64_t d : dims) s.dims[s.rank++] = d;
+  return s;
+}
+
 }  // namespace gemmad::model

@@ -12,6 +12,8 @@
 
 #include "base/result.h"
 #include "io/gguf_file.h"
+#include "model/weight_source.h"
+#include "tensor/tensor_view.h"
 
 namespace gemmad::model {
 
@@ -20,6 +22,12 @@ struct ShardTensor {
   const io::GgufFile* file = nullptr;
   std::string_view bytes() const { return file->TensorBytes(*info); }
 };
+
+// A stored tensor as a WeightSource describes it: the PyTorch-order shape (ggml's ne[] reversed;
+// the bytes are not moved), the file's type name, byte size and file; the dtype is the caller's.
+WeightInfo StoredWeightInfo(const ShardTensor& t);
+// `dims` (at most 4, the reader's bound) as a tensor::Shape.
+tensor::Shape ShapeOf(const std::vector<int64_t>& dims);
 
 class GgufShards {
  public:

@@ -28,12 +28,6 @@ namespace {
 using tensor::DType;
 using tensor::TensorView;
 
-tensor::Shape ToShape(const std::vector<int64_t>& dims) {
-  tensor::Shape s;
-  for (int64_t d : dims) s.dims[s.rank++] = d;  // at most 4 (the reader's bound)
-  return s;
-}
-
 struct Entry {
   WeightInfo info;
   TensorView view;
@@ -118,14 +112,14 @@ class GgufSource final : public WeightSource {
     TensorView v;
     v.data = dst;
     v.dtype = DType::kQ4_0;
-    v.shape = ToShape(shape);
+    v.shape = ShapeOf(shape);
     return v;
   }
   TensorView OwnedView(const float* data, std::vector<int64_t> shape) {
     TensorView v;
     v.data = const_cast<float*>(data);
     v.dtype = DType::kF32;
-    v.shape = ToShape(shape);
+    v.shape = ShapeOf(shape);
     return v;
   }
 
@@ -141,9 +135,6 @@ class GgufSource final : public WeightSource {
   std::unique_ptr<GgufMmproj> mmproj_;
 };
 
-// ggml ne[] (innermost first) -> PyTorch shape.
-std::vector<int64_t> TorchShape(const io::GgufTensorInfo& t) { return {t.ne.rbegin(), t.ne.rend()}; }
-
 Status GgufSource::AddTensor(const ShardTensor& st) {
   const io::GgufTensorInfo& t = *st.info;
   if (t.name == "rope_freqs.weight" && config_.arch == GgufArch::kGemma4) return OkStatus();  // in the config
@@ -153,10 +144,7 @@ Status GgufSource::AddTensor(const ShardTensor& st) {
                                      config_.arch == GgufArch::kGemma3 ? "gemma3" : "gemma4"));
   }
   Entry e;
-  e.info.shape = TorchShape(t);
-  e.info.dtype_name = std::string(t.type->name);
-  e.info.size_bytes = t.size_bytes;
-  e.info.origin = st.file->path();
+  e.info = StoredWeightInfo(st);
   const std::string_view bytes = st.bytes();
   const auto* src = reinterpret_cast<const uint8_t*>(bytes.data());
   const std::string_view type = t.type->name;
@@ -165,7 +153,7 @@ Status GgufSource::AddTensor(const ShardTensor& st) {
   if (plain && !m->subtract_one) {
     e.view.data = const_cast<uint8_t*>(src);
     e.view.dtype = type == "F32" ? DType::kF32 : type == "F16" ? DType::kF16 : DType::kBF16;
-    e.view.shape = ToShape(e.info.shape);
+    e.view.shape = ShapeOf(e.info.shape);
   } else if (t.type->id == tensor::kGgmlQ4_0 && !options_.dequantize_all &&
              (t.ne.size() == 2 || (t.ne.size() == 3 && t.ne[1] % 2 == 0))) {
     e.view = RepackQ4_0(src, e.info.shape);  // gemmad's kQ4_0: the same blocks, rows in pairs
@@ -174,7 +162,7 @@ Status GgufSource::AddTensor(const ShardTensor& st) {
     // in place by the kernels.
     e.view.data = const_cast<uint8_t*>(src);
     e.view.dtype = *native;
-    e.view.shape = ToShape(e.info.shape);
+    e.view.shape = ShapeOf(e.info.shape);
   } else {
     const int64_t n = t.num_elements(), row = t.ne[0];
     float* out = Own(static_cast<size_t>(n));
@@ -229,7 +217,7 @@ Status GgufSource::CombineSplitExperts() {
       }
       combined.view.data = out;
       combined.view.dtype = g.view.dtype;
-      combined.view.shape = ToShape(combined.info.shape);
+      combined.view.shape = ShapeOf(combined.info.shape);
     } else {
       float* out = Own(static_cast<size_t>(E * 2 * Fe * H));
       for (int half = 0; half < 2; ++half) {
