@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <cstring>
-#include <optional>
-#include <tuple>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
