@@ -43,10 +43,32 @@ MODELS = [
 # (tests/e2e/test_gguf_real.py, tests/tokenizer/gguf_tokenizer_real_test.cc).
 
 
-def cut_tokenizer(src_dir, vocab_size, dst_dir):
-    """tokenizer.json + tokenizer_config.json restricted to ids < vocab_size."""
+def rename_token(tok, cfg, i, name):
+    """Token id i becomes `name` (a special token) in tokenizer.json and tokenizer_config.json."""
+    vocab = tok["model"]["vocab"]
+    for t in [t for t, j in vocab.items() if j == i]:
+        del vocab[t]
+    vocab[name] = i
+    tok["added_tokens"] = [a for a in tok["added_tokens"] if a["id"] != i]
+    tok["added_tokens"].append({"id": i, "content": name, "single_word": False, "lstrip": False, "rstrip": False,
+                                "normalized": False, "special": True})
+    tok["added_tokens"].sort(key=lambda a: a["id"])
+    decoder = cfg.get("added_tokens_decoder")
+    if isinstance(decoder, dict):
+        decoder[str(i)] = {"content": name, "lstrip": False, "normalized": False, "rstrip": False,
+                           "single_word": False, "special": True}
+
+
+def cut_tokenizer(src_dir, vocab_size, dst_dir, fixed=None):
+    """tokenizer.json + tokenizer_config.json restricted to ids < vocab_size. `fixed` ({id: token})
+    renames ids first (a checkpoint whose config puts media tokens at small ids); then the special
+    tokens tokenizer_config.json names (mask, image and audio markers) that the cut left out take
+    the ids of the last "<unused…>" tokens inside it: transformers would append them past
+    vocab_size, and llama.cpp refuses a file whose token list is longer than its embedding."""
     with open(os.path.join(src_dir, "tokenizer.json"), encoding="utf-8") as f:
         tok = json.load(f)
+    with open(os.path.join(src_dir, "tokenizer_config.json"), encoding="utf-8") as f:
+        cfg = json.load(f)
     model = tok["model"]
     vocab = {t: i for t, i in model["vocab"].items() if i < vocab_size}
     merges = []
@@ -57,13 +79,20 @@ def cut_tokenizer(src_dir, vocab_size, dst_dir):
     model["vocab"] = vocab
     model["merges"] = merges
     tok["added_tokens"] = [t for t in tok["added_tokens"] if t["id"] < vocab_size]
-    with open(os.path.join(dst_dir, "tokenizer.json"), "w", encoding="utf-8") as f:
-        json.dump(tok, f, ensure_ascii=False)
-    with open(os.path.join(src_dir, "tokenizer_config.json"), encoding="utf-8") as f:
-        cfg = json.load(f)
     decoder = cfg.get("added_tokens_decoder")
     if isinstance(decoder, dict):
         cfg["added_tokens_decoder"] = {k: v for k, v in decoder.items() if int(k) < vocab_size}
+    for i, name in (fixed or {}).items():
+        rename_token(tok, cfg, i, name)
+    names = [cfg[k] for k in sorted(cfg) if k.endswith("_token") and isinstance(cfg[k], str)]
+    missing = [n for n in dict.fromkeys(names) if n not in vocab]
+    free = sorted((i for t, i in vocab.items() if t.startswith("<unused")), reverse=True)
+    if len(free) < len(missing):
+        raise SystemExit(f"no room for {missing} in the cut vocabulary")
+    for name, i in zip(missing, free):
+        rename_token(tok, cfg, i, name)
+    with open(os.path.join(dst_dir, "tokenizer.json"), "w", encoding="utf-8") as f:
+        json.dump(tok, f, ensure_ascii=False)
     cfg.pop("chat_template", None)
     with open(os.path.join(dst_dir, "tokenizer_config.json"), "w", encoding="utf-8") as f:
         json.dump(cfg, f, ensure_ascii=False)

@@ -12,7 +12,8 @@ Writes tests/golden/gguf_mmproj/:
   tokenizer is the shared Gemma 4 one cut to the checkpoint's 512 ids (make_gguf_goldens.py) with
   ids 4-10 renamed to the media tokens this checkpoint's config gives those ids (<|image|> 4,
   <|image> 5, <image|> 6, <|audio|> 7, <|audio> 8, <audio|> 9, <|video|> 10), so that a GGUF reader
-  finds the media tokens by name as it does in a real Gemma 4 vocabulary.
+  finds the media tokens by name as it does in a real Gemma 4 vocabulary (the <mask> they displace
+  moves to an unused id: make_gguf_goldens.cut_tokenizer).
 - mmproj-gemma4_towers-f32.gguf: the vision tower of gemma4_vision/a (clipped linears,
   standardize) and the audio tower of gemma4_audio/b (the released chunking constants 12 / 13 / 0
   and logit cap 50, which an mmproj does not store and llama.cpp hard-codes) in one file, checked
@@ -59,35 +60,6 @@ ModelBase.load_hparams = staticmethod(_patched)
 sys.argv = sys.argv[1:]
 runpy.run_path(sys.argv[0], run_name="__main__")
 '''
-
-
-def rename_media_tokens(work):
-    path = os.path.join(work, "tokenizer.json")
-    with open(path, encoding="utf-8") as f:
-        tok = json.load(f)
-    by_id = {i: t for t, i in tok["model"]["vocab"].items()}
-    vocab = {t: i for t, i in tok["model"]["vocab"].items() if i not in MEDIA_TOKENS}
-    for i, name in MEDIA_TOKENS.items():
-        assert i in by_id, i
-        vocab[name] = i
-    tok["model"]["vocab"] = vocab
-    added = [t for t in tok["added_tokens"] if t["id"] not in MEDIA_TOKENS]
-    for i, name in MEDIA_TOKENS.items():
-        added.append({"id": i, "content": name, "single_word": False, "lstrip": False, "rstrip": False,
-                      "normalized": False, "special": True})
-    tok["added_tokens"] = sorted(added, key=lambda t: t["id"])
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(tok, f, ensure_ascii=False)
-    cfg_path = os.path.join(work, "tokenizer_config.json")
-    with open(cfg_path, encoding="utf-8") as f:
-        cfg = json.load(f)
-    dec = cfg.get("added_tokens_decoder")
-    if isinstance(dec, dict):
-        for i, name in MEDIA_TOKENS.items():
-            dec[str(i)] = {"content": name, "lstrip": False, "normalized": False, "rstrip": False,
-                           "single_word": False, "special": True}
-    with open(cfg_path, "w", encoding="utf-8") as f:
-        json.dump(cfg, f, ensure_ascii=False)
 
 
 def write_preprocessor(work):
@@ -151,8 +123,7 @@ def main():
             shutil.copy(os.path.join(src, fn), work)
         with open(os.path.join(src, "config.json"), encoding="utf-8") as f:
             vocab_size = json.load(f)["text_config"]["vocab_size"]
-        cut_tokenizer(os.path.join(args.shared, "data", "tokenizers", "gemma4"), vocab_size, work)
-        rename_media_tokens(work)
+        cut_tokenizer(os.path.join(args.shared, "data", "tokenizers", "gemma4"), vocab_size, work, MEDIA_TOKENS)
         write_preprocessor(work)
         convert(args.llama_cpp, work, os.path.join(out_dir, "gemma4_mm_f32.gguf"), mmproj=False)
         convert(args.llama_cpp, work, os.path.join(out_dir, "mmproj-gemma4_mm-f32.gguf"), mmproj=True)
