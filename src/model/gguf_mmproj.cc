@@ -36,8 +36,8 @@ class Reader {
     if (!arch.ok()) return Err(arch.status());
     if (*arch != "clip") {
       return Err(InvalidArgumentError(fmt::format(
-          "not an mmproj file (general.architecture is '{}', an mmproj's is 'clip'); pass the text model as the model "
-          "and this file nowhere, or the companion with --mmproj", *arch)));
+          "not an mmproj file (general.architecture is '{}', an mmproj's is 'clip'): --mmproj names the file of a "
+          "model's vision/audio encoders, the one llama.cpp's converter writes with --mmproj", *arch)));
     }
     GEMMAD_ASSIGN_OR_RETURN(const bool vision, Flag("clip.has_vision_encoder"));
     GEMMAD_ASSIGN_OR_RETURN(const bool audio, Flag("clip.has_audio_encoder"));
