@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +28,13 @@ void PutRaw(std::string& out, T v) {
   char b[sizeof(T)];
   std::memcpy(b, &v, sizeof(T));
   out.append(b, sizeof(T));
+}
+
+// The little-endian bytes of `v` as F32 tensor data.
+inline std::string F32s(std::initializer_list<float> v) {
+  std::string out(v.size() * 4, '\0');
+  std::memcpy(out.data(), std::data(v), out.size());
+  return out;
 }
 
 class GgufTestWriter {

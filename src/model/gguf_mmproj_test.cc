@@ -27,6 +27,7 @@
 namespace gemmad::model {
 namespace {
 
+using io::testing::F32s;
 using io::testing::GgufTestWriter;
 
 const std::string kDir = std::string(GEMMAD_SOURCE_DIR) + "/tests/golden/gguf_mmproj/";
@@ -37,11 +38,6 @@ std::string F32Range(size_t n, float start = 0.0f, float step = 1.0f) {
     const float v = start + step * static_cast<float>(i);
     std::memcpy(out.data() + 4 * i, &v, 4);
   }
-  return out;
-}
-std::string F32s(std::initializer_list<float> v) {
-  std::string out(v.size() * 4, '\0');
-  std::memcpy(out.data(), std::data(v), out.size());
   return out;
 }
 void AddBool(GgufTestWriter& w, std::string_view key, bool v) { w.AddRaw(key, 7, std::string(1, v ? '\1' : '\0')); }

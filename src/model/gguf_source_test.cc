@@ -24,13 +24,9 @@
 namespace gemmad::model {
 namespace {
 
+using io::testing::F32s;
 using io::testing::GgufTestWriter;
 
-std::string F32s(std::initializer_list<float> v) {
-  std::string out(v.size() * 4, '\0');
-  std::memcpy(out.data(), std::data(v), out.size());
-  return out;
-}
 std::string Zeros(size_t n) { return std::string(n * 4, '\0'); }
 
 // A gemma3 file with 7 layers of H = 4 (one head of d = 4, F = 8, vocab 3), all F32.
