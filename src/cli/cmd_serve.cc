@@ -64,6 +64,7 @@ int RunServe(const std::vector<std::string>& args) {
     shard.model_dir = *dir;
     shard.quantization = o.quantization;
     shard.compute_dtype = o.compute_dtype;
+    shard.mmproj = {o.mmproj, o.no_mmproj};
     std::vector<std::string> relaunch = {"serve"};
     relaunch.insert(relaunch.end(), args.begin(), args.end());
     const auto fail = [](const Status& s) {

@@ -159,13 +159,13 @@ int ThreadsPerRank() {
   return std::max(1, mine / ranks_here);
 }
 
-Status CheckTensorParallelSize(const std::string& model_dir, int n) {
+Status CheckTensorParallelSize(const TensorParallelShard& shard, int n) {
   if (n <= 1) return OkStatus();
-  GEMMAD_ASSIGN_OR_RETURN(auto source, model::OpenWeightSource(model_dir));
+  GEMMAD_ASSIGN_OR_RETURN(auto source, model::OpenWeightSource(shard.model_dir, false, shard.mmproj));
   GEMMAD_ASSIGN_OR_RETURN(model::gemma4::Config config,
                           model::gemma4::ParseConfig(source->config_json(), source->config_label()));
-  auto shard = model::gemma4::ShardConfig(config, model::gemma4::TpRank{0, n});
-  if (!shard.ok()) return InvalidArgumentError(shard.status().message());
+  auto split = model::gemma4::ShardConfig(config, model::gemma4::TpRank{0, n});
+  if (!split.ok()) return InvalidArgumentError(split.status().message());
   return OkStatus();
 }
 
@@ -176,7 +176,7 @@ int RunTensorParallelWorker(const TensorParallelShard& shard, std::shared_ptr<di
     return 1;
   };
   BlockShutdownSignals();  // and never sigwait: rank 0 decides when the group ends
-  auto source = model::OpenWeightSource(shard.model_dir, /*show_progress=*/true);
+  auto source = model::OpenWeightSource(shard.model_dir, /*show_progress=*/true, shard.mmproj);
   if (!source.ok()) return fail(source.status());
   model::gemma4::ModelOptions mo;
   mo.quantization = shard.quantization;
@@ -201,7 +201,7 @@ std::optional<int> EnterTensorParallel(int n, const TensorParallelShard& shard, 
   comm->reset();
   if (n <= 1) return std::nullopt;
   if (!dist::LaunchedByMpi()) {
-    if (Status s = CheckTensorParallelSize(shard.model_dir, n); !s.ok()) return fail(s);
+    if (Status s = CheckTensorParallelSize(shard, n); !s.ok()) return fail(s);
     return RunUnderMpirun(n, relaunch);
   }
   auto group = JoinTensorParallelGroup(n);

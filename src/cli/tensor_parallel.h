@@ -15,6 +15,7 @@
 #include "base/result.h"
 #include "dist/communicator.h"
 #include "model/gemma4/weight_quantization.h"
+#include "model/open_weight_source.h"
 #include "tensor/dtype.h"
 
 namespace gemmad::cli {
@@ -37,18 +38,20 @@ Result<std::shared_ptr<dist::Communicator>> JoinTensorParallelGroup(int n);
 // this host unless mpirun bound each rank to its own (NUMA) CPUs.
 int ThreadsPerRank();
 
-// InvalidArgument with the model's own reason ("tensor parallel size 3 does not divide the 8
-// attention heads of this model") when the checkpoint at model_dir cannot be split n ways: checked
-// before relaunching, so that the error is one line (reads the config only; binds no weights).
-Status CheckTensorParallelSize(const std::string& model_dir, int n);
-
 // What a worker rank loads: the checkpoint and the load-time options rank 0 uses.
 struct TensorParallelShard {
   std::string model_dir;  // resolved (a local directory or file)
   model::gemma4::WeightQuantization quantization = model::gemma4::WeightQuantization::kNone;
   std::optional<tensor::DType> compute_dtype;  // unset: the checkpoint's
   int num_threads = 0;                         // forward-pass threads; 0: ThreadsPerRank()
+  model::MmprojChoice mmproj;                  // --mmproj / --no-mmproj, as rank 0 opens the model
 };
+
+// InvalidArgument with the model's own reason ("tensor parallel size 3 does not divide the 8
+// attention heads of this model") when the checkpoint shard.model_dir names cannot be split n
+// ways: checked before relaunching, so that the error is one line (reads the config only; binds
+// no weights).
+Status CheckTensorParallelSize(const TensorParallelShard& shard, int n);
 
 // Ranks other than 0: loads this rank's shard of the model and runs rank 0's steps until rank 0
 // stops them (its Model's destructor does). Returns the process exit code (0 when rank 0 ended

@@ -7,7 +7,7 @@ safetensors with the GGUF's tokenizer (`--tokenizer FILE.gguf`, as vLLM accepts 
 differently, which the full vocabulary never does).
 - Found beside the text GGUF as vLLM finds it, the companion's vision encoder serves an image chat
   with the checkpoint's prompt tokens, greedy tokens and top-5 logprobs.
-- Named with --mmproj it is the same server; its audio encoder takes a clip (the prompt length is
+- Named with --mmproj it is the same server (with -tp 2 too); its audio encoder takes a clip (the prompt length is
   the checkpoint's: the soft-token count depends on the clip alone; the values are not compared,
   since this tiny checkpoint's audio chunking is not the released one an mmproj implies).
 - --no-mmproj serves the text alone and refuses the image with the 400 of a model without a vision
@@ -87,6 +87,24 @@ def test_named_mmproj_serves_images_and_audio(gguf):
                                                        max_tokens=1)
         # A 1.0 s clip is 25 soft tokens between <|audio> and <audio|>.
         assert r.usage.prompt_tokens == text_only.usage.prompt_tokens + 25 + 2
+
+
+def test_tensor_parallel_ranks_make_rank_zeros_mmproj_choice(gguf):
+    # A directory where the default search would pick a file that is no mmproj (a copy of the text
+    # GGUF named like one): with --mmproj or --no-mmproj every rank of -tp 2 follows the flag, so
+    # the group starts; the named companion gives the single process's tokens.
+    d = os.path.join(e2e.WORK, "gguf_mmproj_tp")
+    os.makedirs(d, exist_ok=True)
+    for name in ("gemma4_mm_f32.gguf", "mmproj-not-really.gguf"):
+        if not os.path.exists(os.path.join(d, name)):
+            os.symlink(TEXT, os.path.join(d, name))
+    text = os.path.join(d, "gemma4_mm_f32.gguf")
+    msgs = user(image_part(), text_part("What is shown?"))
+    with e2e.Server([text, "--mmproj", MMPROJ, "-tp", "2"] + ARGS, name="gguf-mmproj-tp") as s:
+        assert greedy(s.client(), msgs)[:2] == greedy(gguf.client(), msgs)[:2]
+    with e2e.Server([text, "--no-mmproj", "-tp", "2"] + ARGS, name="gguf-no-mmproj-tp") as s:
+        r = s.client().chat.completions.create(model="mm", messages=user(text_part("Hi")), max_tokens=2)
+        assert r.choices[0].finish_reason in ("stop", "length")
 
 
 def test_no_mmproj_serves_text_only():
