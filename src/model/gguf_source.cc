@@ -37,17 +37,6 @@ struct Entry {
   const tensor::GgmlTypeInfo* type = nullptr;
 };
 
-// `rows` rows of `row` elements as the file stores them (`type`: F32, F16, BF16 or any block type
-// DequantizeGgmlRow reads) from `src`, dequantized into out[rows][row]. The reader has checked
-// that a row is a whole number of blocks.
-Status RowsToFloat(const tensor::GgmlTypeInfo& type, const uint8_t* src, int64_t rows, int64_t row, float* out) {
-  const uint64_t row_bytes = *tensor::GgmlRowBytes(type, static_cast<uint64_t>(row));
-  for (int64_t r = 0; r < rows; ++r) {
-    GEMMAD_RETURN_IF_ERROR(tensor::DequantizeGgmlRow(type.id, src + r * row_bytes, row, out + r * row));
-  }
-  return OkStatus();
-}
-
 class GgufSource final : public WeightSource {
  public:
   static Result<std::unique_ptr<WeightSource>> Open(const std::string& path, const GgufSourceOptions& options);
@@ -164,9 +153,11 @@ Status GgufSource::AddTensor(const ShardTensor& st) {
     e.view.dtype = *native;
     e.view.shape = ShapeOf(e.info.shape);
   } else {
-    const int64_t n = t.num_elements(), row = t.ne[0];
+    // The rows are back to back and each a whole number of blocks (the reader checked), so the
+    // tensor is one run of blocks.
+    const int64_t n = t.num_elements();
     float* out = Own(static_cast<size_t>(n));
-    Status s = RowsToFloat(*t.type, src, n / row, row, out);
+    Status s = tensor::DequantizeGgmlRow(t.type->id, src, n, out);
     if (!s.ok()) return s.WithPrefix(fmt::format("{}: tensor '{}'", file_.path(), t.name));
     if (m->subtract_one) {
       for (int64_t i = 0; i < n; ++i) out[i] -= 1.0f;  // Gemma 3 stores 1 + w (spec §3.3)
@@ -224,7 +215,8 @@ Status GgufSource::CombineSplitExperts() {
         const Entry& part = *parts[half];
         const uint64_t expert_bytes = static_cast<uint64_t>(Fe) * *tensor::GgmlRowBytes(*part.type, static_cast<uint64_t>(H));
         for (int64_t x = 0; x < E; ++x) {
-          Status s = RowsToFloat(*part.type, part.raw + x * expert_bytes, Fe, H, out + (x * 2 + half) * Fe * H);
+          Status s = tensor::DequantizeGgmlRow(part.type->id, part.raw + x * expert_bytes, Fe * H,
+                                               out + (x * 2 + half) * Fe * H);
           if (!s.ok()) return s.WithPrefix(fmt::format("{}: tensor '{}'", file_.path(), half == 0 ? gate_name : base + "up_proj"));
         }
       }
