@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "constrain/internal/automaton.h"
+#include "constrain/internal/partition_refine.h"
 
 namespace gemmad::constrain::internal {
 namespace {
@@ -187,7 +188,11 @@ Result<Dfa> Minimize(const Dfa& dfa, int32_t lookahead, std::vector<int32_t>* lo
   std::vector<int32_t> cls(n), la;
   for (size_t s = 0; s < n; ++s) cls[s] = dfa.states[s].final ? 1 : 0;
   int32_t num = 0;
-  for (int round = 0;; ++round) {
+  // Moore rounds give the lookahead classes (k-equivalence after `lookahead` rounds); a DFA not
+  // stable by then (a long chain takes one round per state) is finished by RefinePartition, which
+  // reaches the same coarsest partition in O(m log n).
+  bool stable = false;
+  for (int round = 0; round <= std::max(lookahead, 0); ++round) {
     if (round == lookahead) la = cls;
     std::unordered_map<std::vector<int64_t>, int32_t, Vec64Hash> sigs;
     std::vector<int32_t> next(n);
@@ -216,10 +221,15 @@ Result<Dfa> Minimize(const Dfa& dfa, int32_t lookahead, std::vector<int32_t>* lo
     auto new_num = static_cast<int32_t>(sigs.size());
     cls.swap(next);
     if (new_num == num) {
-      if (la.empty()) la = cls;
+      stable = true;
       break;
     }
     num = new_num;
+  }
+  if (la.empty()) la = cls;
+  if (!stable) {
+    GEMMAD_ASSIGN_OR_RETURN(cls, RefinePartition(dfa, cls, num, meter));
+    num = cls.empty() ? 0 : *std::max_element(cls.begin(), cls.end()) + 1;
   }
   // Canonical breadth-first numbering from the start.
   std::vector<int32_t> rep(static_cast<size_t>(num), -1), order(static_cast<size_t>(num), -1);
