@@ -59,29 +59,59 @@ Result<Lowered> LowerRules(const GrammarAst& ast, const ProgramLimits& limits) {
   return l;
 }
 
-// Productive positions: those from which the rule can be completed.
+// Productive positions: those from which the rule can be completed. A worklist from the final
+// positions backwards over the edges (O(positions + edges)): a byte or token edge makes its source
+// productive once its target is; a reference edge once both the called rule's start and the
+// return position are. (Passes over every position until nothing changed took one pass per
+// position of a long chain: nested {88,} repetitions ran for minutes.)
 std::vector<uint8_t> Productive(const Lowered& l) {
-  std::vector<uint8_t> prod(static_cast<size_t>(l.num_positions), 0);
-  for (bool changed = true; changed;) {
-    changed = false;
+  const auto n = static_cast<size_t>(l.num_positions);
+  // Calls fn(dependency, other, source) for every edge: `source` becomes productive once
+  // `dependency` is and `other` (-1: no second condition) is.
+  auto for_each_edge = [&](auto&& fn) {
     for (size_t r = 0; r < l.dfas.size(); ++r) {
       const int32_t base = l.first[r];
       for (size_t s = 0; s < l.dfas[r].states.size(); ++s) {
-        auto p = static_cast<size_t>(base) + s;
-        if (prod[p]) continue;
+        const int32_t p = base + static_cast<int32_t>(s);
         const DfaState& st = l.dfas[r].states[s];
-        bool ok = st.final;
-        for (const auto& e : st.bytes) ok = ok || prod[static_cast<size_t>(base + e.to)];
-        for (const auto& e : st.tokens) ok = ok || prod[static_cast<size_t>(base + e.to)];
+        for (const auto& e : st.bytes) fn(base + e.to, -1, p);
+        for (const auto& e : st.tokens) fn(base + e.to, -1, p);
         for (const auto& e : st.refs) {
-          ok = ok || (prod[static_cast<size_t>(l.first[static_cast<size_t>(e.sym)])] &&
-                      prod[static_cast<size_t>(base + e.to)]);
-        }
-        if (ok) {
-          prod[p] = 1;
-          changed = true;
+          const int32_t callee = l.first[static_cast<size_t>(e.sym)];
+          fn(callee, base + e.to, p);
+          fn(base + e.to, callee, p);
         }
       }
+    }
+  };
+  std::vector<int32_t> first(n + 1, 0);
+  for_each_edge([&](int32_t d, int32_t, int32_t) { ++first[static_cast<size_t>(d) + 1]; });
+  for (size_t i = 1; i <= n; ++i) first[i] += first[i - 1];
+  std::vector<std::pair<int32_t, int32_t>> waiting(static_cast<size_t>(first[n]));  // (source, other)
+  {
+    std::vector<int32_t> fill(first.begin(), first.end() - 1);
+    for_each_edge([&](int32_t d, int32_t other, int32_t p) {
+      waiting[static_cast<size_t>(fill[static_cast<size_t>(d)]++)] = {p, other};
+    });
+  }
+  std::vector<uint8_t> prod(n, 0);
+  std::vector<int32_t> queue;
+  for (size_t r = 0; r < l.dfas.size(); ++r) {
+    for (size_t s = 0; s < l.dfas[r].states.size(); ++s) {
+      if (!l.dfas[r].states[s].final) continue;
+      const int32_t p = l.first[r] + static_cast<int32_t>(s);
+      prod[static_cast<size_t>(p)] = 1;
+      queue.push_back(p);
+    }
+  }
+  while (!queue.empty()) {
+    const auto d = static_cast<size_t>(queue.back());
+    queue.pop_back();
+    for (int32_t i = first[d]; i < first[d + 1]; ++i) {
+      const auto [p, other] = waiting[static_cast<size_t>(i)];
+      if (prod[static_cast<size_t>(p)] || (other >= 0 && !prod[static_cast<size_t>(other)])) continue;
+      prod[static_cast<size_t>(p)] = 1;
+      queue.push_back(p);
     }
   }
   return prod;
