@@ -23,8 +23,8 @@ std::optional<ApiError> DecodeBody(const std::string& body, int max_depth, Json*
   } catch (const Json::parse_error& e) {
     return ApiError::Validation(fmt::format("body: JSON decode error at byte {}: {}", e.byte, e.what()));
   } catch (const Json::exception& e) {
-    // A number past the double range ("1e999") is out_of_range.406, not a parse_error: it ended
-    // the process (fuzz/corpus/http_request/regression-crash-99665c12...).
+    // A number past the double range ("1e999") is out_of_range.406, not a parse_error: it left
+    // as a 500 (fuzz/corpus/http_request/regression-crash-99665c12..., where it aborted the harness).
     return ApiError::Validation(fmt::format("body: JSON decode error: {}", e.what()));
   }
   return std::nullopt;

@@ -188,11 +188,12 @@ Result<Dfa> Minimize(const Dfa& dfa, int32_t lookahead, std::vector<int32_t>* lo
   std::vector<int32_t> cls(n), la;
   for (size_t s = 0; s < n; ++s) cls[s] = dfa.states[s].final ? 1 : 0;
   int32_t num = 0;
-  // Moore rounds give the lookahead classes (k-equivalence after `lookahead` rounds); a DFA not
-  // stable by then (a long chain takes one round per state) is finished by RefinePartition, which
-  // reaches the same coarsest partition in O(m log n).
+  // Moore rounds give the lookahead classes (k-equivalence after `lookahead` rounds; one round when
+  // they are not asked for); a DFA not stable by then (a long chain takes one round per state) is
+  // finished by RefinePartition, which reaches the same coarsest partition in O(m log n).
+  const int32_t moore_rounds = lookahead_classes != nullptr ? std::max(lookahead, 0) : 0;
   bool stable = false;
-  for (int round = 0; round <= std::max(lookahead, 0); ++round) {
+  for (int round = 0; round <= moore_rounds; ++round) {
     if (round == lookahead) la = cls;
     std::unordered_map<std::vector<int64_t>, int32_t, Vec64Hash> sigs;
     std::vector<int32_t> next(n);

@@ -131,9 +131,9 @@ TEST(RefinePartitionTest, MinimizeIsTheSameThroughEitherPath) {
   for (int iter = 0; iter < 200; ++iter) {
     const Dfa d = RandomDfa(rng, 1 + static_cast<int>(rng.Below(80)));
     std::vector<int32_t> la_moore, la_refined;
-    auto moore = Minimize(d, 1 << 30, nullptr);  // Moore rounds to the fixed point
-    auto refined = Minimize(d, 0, nullptr);      // one round, then RefinePartition
-    auto la = Minimize(d, 2, &la_refined);
+    auto moore = Minimize(d, 1 << 30, &la_moore);  // Moore rounds to the fixed point
+    auto refined = Minimize(d, 0, nullptr);        // one round, then RefinePartition
+    auto la = Minimize(d, 2, &la_refined);         // two rounds, then RefinePartition
     ASSERT_TRUE(moore.ok() && refined.ok() && la.ok());
     ExpectSameDfa(*moore, *refined);
     ExpectSameDfa(*moore, *la);
