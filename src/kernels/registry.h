@@ -172,5 +172,17 @@ void LinearGgmlQ4_KAvx512Vnni(const int8_t* q, const float* d, int64_t n, int64_
                               int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
 void LinearGgmlQ6_KAvx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                               int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
+// NEON kernels for kQ4_0 and the ggml Q8_0 / Q5_0 / Q4_K / Q6_K types (kernels/cpu/linear_q4_neon.cc,
+// linear_ggml_neon.cc; aarch64 builds only; bit-identical to the portable ones).
+void LinearQ4_0Neon(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                    int64_t o_begin, int64_t o_end, float* y, int64_t ldy);  // linear_q4_neon.cc
+void LinearGgmlQ8_0Neon(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                        int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
+void LinearGgmlQ5_0Neon(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                        int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
+void LinearGgmlQ4_KNeon(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                        int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
+void LinearGgmlQ6_KNeon(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                        int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
 
 }  // namespace gemmad::kernels

@@ -244,5 +244,36 @@ TEST(GgmlLinearParity, LinearAndEmbeddingOps) {
   }
 }
 
+#if defined(__aarch64__)
+// The NEON kernels take the portable kernels' exact integer sums and float expression: equal bit
+// for bit, every type, odd sizes, several tokens (run under qemu-aarch64 on x86-64 hosts).
+TEST(GgmlLinearParity, NeonEqualsPortableBitForBit) {
+  Rng rng(9);
+  using Fn = void (*)(const int8_t*, const float*, int64_t, int64_t, const uint8_t*, int64_t, int64_t, int64_t,
+                      float*, int64_t);
+  const struct {
+    DType type;
+    Fn neon, generic;
+  } kPairs[] = {{DType::kGgmlQ8_0, &LinearGgmlQ8_0Neon, &LinearGgmlQ8_0Generic},
+                {DType::kGgmlQ5_0, &LinearGgmlQ5_0Neon, &LinearGgmlQ5_0Generic},
+                {DType::kGgmlQ4_K, &LinearGgmlQ4_KNeon, &LinearGgmlQ4_KGeneric},
+                {DType::kGgmlQ6_K, &LinearGgmlQ6_KNeon, &LinearGgmlQ6_KGeneric}};
+  for (const auto& p : kPairs) {
+    const int64_t in = tensor::BlockElements(p.type) == 256 ? 768 : 160, out = 19, n = 5;
+    const auto w = OddBytes(RandomRows(rng, p.type, out, in));
+    auto x = testing::RandomFloats(rng, n * in, 3.0);
+    testing::Misaligned<int8_t> q(n * in);
+    testing::Misaligned<float> d(n * in / 32);
+    reference::QuantizeActs(x.data(), n, in, q.data(), d.data());
+    std::vector<float> a(static_cast<size_t>(n * out)), b(a.size());
+    p.neon(q.data(), d.data(), n, in, w.data(), out, 0, out, a.data(), out);
+    p.generic(q.data(), d.data(), n, in, w.data(), out, 0, out, b.data(), out);
+    for (size_t i = 0; i < a.size(); ++i) {
+      ASSERT_EQ(std::memcmp(&a[i], &b[i], 4), 0) << tensor::DTypeName(p.type) << " i=" << i << " " << a[i] << " " << b[i];
+    }
+  }
+}
+#endif
+
 }  // namespace
 }  // namespace gemmad::kernels

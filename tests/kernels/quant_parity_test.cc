@@ -145,6 +145,27 @@ TEST(QuantParity, LinearQuantOddSizesMisaligned) {
   }
 }
 
+#if defined(__aarch64__)
+// The NEON Q4_0 kernel takes the portable kernel's integer sums and float expression: equal bit
+// for bit, odd row counts (the lone last row) included.
+TEST(QuantParity, NeonQ4_0EqualsPortableBitForBit) {
+  Rng rng(11);
+  for (int64_t out : {1, 6, 37}) {
+    const int64_t in = 224, n = 5;
+    auto wf = testing::RandomFloats(rng, out * in, 0.05);
+    const auto w = OddBytes(reference::QuantizeRows(wf.data(), out, in, DType::kQ4_0));
+    auto x = Activations(rng, n, in);
+    testing::Misaligned<int8_t> q(n * in);
+    testing::Misaligned<float> d(n * in / 32);
+    reference::QuantizeActs(x.data(), n, in, q.data(), d.data());
+    std::vector<float> a(static_cast<size_t>(n * out)), b(a.size());
+    LinearQ4_0Neon(q.data(), d.data(), n, in, w.data(), out, 0, out, a.data(), out);
+    LinearQ4_0Generic(q.data(), d.data(), n, in, w.data(), out, 0, out, b.data(), out);
+    for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(std::memcmp(&a[i], &b[i], 4), 0) << "out=" << out << " i=" << i;
+  }
+}
+#endif
+
 // Quantizes n tokens of x, runs fn on all of them at once and on each alone; every (token, row)
 // output must be bit-identical. Returns the batched outputs [n][out].
 std::vector<float> ExpectBatchEqualsAlone(const CpuKernelTable& t, LinearQuantFn fn, const float* x, int64_t n,
