@@ -6,8 +6,8 @@
 // The decode follows ggml's dequantizers (spec gguf.md §4.2); the ISA tables may use faster code
 // for the same contract (kernels/registry.h).
 #include <cstring>
-#include <vector>
 
+#include "kernels/cpu/ggml_decoded_rows.h"
 #include "kernels/registry.h"
 #include "tensor/half.h"
 
@@ -16,16 +16,7 @@ namespace {
 
 constexpr int64_t kB = 32;
 
-// One decoded row: values, a scale per 16 elements, a minimum per 32 (0 except Q4_K).
-struct Decoded {
-  std::vector<int8_t> v;
-  std::vector<float> scale, min;
-  void Resize(int64_t in) {
-    v.resize(static_cast<size_t>(in));
-    scale.resize(static_cast<size_t>(in / 16));
-    min.assign(static_cast<size_t>(in / kB), 0.0f);
-  }
-};
+using Decoded = internal::GgmlDecodedRow;
 
 float F16At(const uint8_t* p) {
   uint16_t h;
@@ -114,31 +105,21 @@ void DecodeQ6_K(const uint8_t* row, int64_t in, Decoded* out) {
 
 using DecodeFn = void (*)(const uint8_t*, int64_t, Decoded*);
 
+int32_t Dot16(const int8_t* a, const int8_t* b) {
+  int32_t s = 0;
+  for (int j = 0; j < 16; ++j) s += a[j] * b[j];
+  return s;
+}
+
+int32_t Sum32(const int8_t* a) {
+  int32_t s = 0;
+  for (int j = 0; j < 32; ++j) s += a[j];
+  return s;
+}
+
 void Run(DecodeFn decode, size_t row_bytes, const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w,
          int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
-  thread_local Decoded dec;
-  dec.Resize(in);
-  const int64_t nb = in / kB;
-  for (int64_t o = o_begin; o < o_end; ++o) {
-    decode(w + static_cast<size_t>(o) * row_bytes, in, &dec);
-    for (int64_t t = 0; t < n; ++t) {
-      const int8_t* qt = q + t * in;
-      float acc = 0.0f;
-      for (int64_t b = 0; b < nb; ++b) {
-        int32_t lo = 0, hi = 0, sum = 0;
-        for (int j = 0; j < 16; ++j) lo += qt[b * kB + j] * dec.v[static_cast<size_t>(b * kB + j)];
-        for (int j = 16; j < 32; ++j) hi += qt[b * kB + j] * dec.v[static_cast<size_t>(b * kB + j)];
-        if (dec.min[static_cast<size_t>(b)] != 0.0f) {
-          for (int j = 0; j < 32; ++j) sum += qt[b * kB + j];
-        }
-        const float block = dec.scale[static_cast<size_t>(2 * b)] * static_cast<float>(lo) +
-                            dec.scale[static_cast<size_t>(2 * b + 1)] * static_cast<float>(hi) -
-                            dec.min[static_cast<size_t>(b)] * static_cast<float>(sum);
-        acc += d[t * nb + b] * block;
-      }
-      y[t * ldy + o] = acc;
-    }
-  }
+  internal::LinearGgmlDecodedRows(decode, &Dot16, &Sum32, row_bytes, q, d, n, in, w, o_begin, o_end, y, ldy);
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 // output row the blocks are decoded once into int8 values, a float scale per 16 elements and, for
 // Q4_K, a float minimum per 32; then each 32-element activation block (int8 q, f32 d) meets them
 // with exact int32 partial sums per 16-element half, combined in the same float expression and the
-// same order. The decode runs 16 bytes per step (nibble masks and shifts, the Q5_0 fifth bits by a
+// same order (the row loop is theirs: ggml_decoded_rows.h). The decode runs 16 bytes per step (nibble masks and shifts, the Q5_0 fifth bits by a
 // bit test against a byte mask, the Q6_K two high bits shifted into place) and the integer sums
 // by widening multiplies (VMULL.S8, each product fits int16) pairwise-added into int32 lanes, so
 // the outputs equal the portable kernels' bit for bit. Baseline AArch64 Advanced SIMD only (no
@@ -13,8 +13,8 @@
 
 #include <cstdint>
 #include <cstring>
-#include <vector>
 
+#include "kernels/cpu/ggml_decoded_rows.h"
 #include "kernels/registry.h"
 #include "tensor/half.h"
 
@@ -23,15 +23,7 @@ namespace {
 
 constexpr int64_t kB = 32;
 
-struct Decoded {
-  std::vector<int8_t> v;
-  std::vector<float> scale, min;
-  void Resize(int64_t in) {
-    v.resize(static_cast<size_t>(in));
-    scale.resize(static_cast<size_t>(in / 16));
-    min.assign(static_cast<size_t>(in / kB), 0.0f);
-  }
-};
+using Decoded = internal::GgmlDecodedRow;
 
 inline float F16At(const uint8_t* p) {
   uint16_t h;
@@ -145,28 +137,7 @@ using DecodeFn = void (*)(const uint8_t*, int64_t, Decoded*);
 
 void Run(DecodeFn decode, size_t row_bytes, const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w,
          int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
-  thread_local Decoded dec;
-  dec.Resize(in);
-  const int64_t nb = in / kB;
-  for (int64_t o = o_begin; o < o_end; ++o) {
-    decode(w + static_cast<size_t>(o) * row_bytes, in, &dec);
-    for (int64_t t = 0; t < n; ++t) {
-      const int8_t* qt = q + t * in;
-      float acc = 0.0f;
-      for (int64_t b = 0; b < nb; ++b) {
-        const int8_t* x = qt + b * kB;
-        const int8_t* v = dec.v.data() + b * kB;
-        const int32_t lo = Dot16(x, v), hi = Dot16(x + 16, v + 16);
-        const float m = dec.min[static_cast<size_t>(b)];
-        const int32_t sum = m != 0.0f ? Sum32(x) : 0;
-        const float block = dec.scale[static_cast<size_t>(2 * b)] * static_cast<float>(lo) +
-                            dec.scale[static_cast<size_t>(2 * b + 1)] * static_cast<float>(hi) -
-                            m * static_cast<float>(sum);
-        acc += d[t * nb + b] * block;
-      }
-      y[t * ldy + o] = acc;
-    }
-  }
+  internal::LinearGgmlDecodedRows(decode, &Dot16, &Sum32, row_bytes, q, d, n, in, w, o_begin, o_end, y, ldy);
 }
 
 }  // namespace

@@ -1,18 +1,16 @@
 // ARM NEON Linear for kQ4_0 weights (rows in pairs, tensor/quant_blocks.h; GGUF Q4_0 files and
 // --quantization int4). The portable kernel's contract and arithmetic (linear_quant_generic.cc):
 // per (token, row, block) the exact int32 Σ x·(q4 − 8), from two widening 16-lane products
-// (VMULL.S8, pairwise-added into int32 lanes) against the low and the high nibbles, then the same
-// float product and sum in the same order, so the outputs equal the portable kernel's bit for
-// bit. NEON is baseline on AArch64: this file takes no ISA flags, which is why it may use
-// q4_layout.h's inline addressing. Built only for aarch64; parity-tested under qemu-aarch64.
+// (VMULL.S8, pairwise-added into int32 lanes) against the low and the high nibbles, in the portable
+// kernel's row loop (q4_layout.h's LinearQ4_0Rows: the same float products in the same order), so
+// the outputs equal the portable kernel's bit for bit. NEON is baseline on AArch64: this file takes
+// no ISA flags, which is why it may use q4_layout.h's inline code. Built only for aarch64; parity-tested under qemu-aarch64.
 #include <arm_neon.h>
 
 #include <cstdint>
-#include <cstring>
 
 #include "kernels/cpu/q4_layout.h"
 #include "kernels/registry.h"
-#include "tensor/half.h"
 #include "tensor/quant_blocks.h"
 
 namespace gemmad::kernels {
@@ -36,20 +34,7 @@ inline int32_t BlockDot(const int8_t* x, const uint8_t* qs) {
 
 void LinearQ4_0Neon(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                     int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
-  const int64_t nb = in / tensor::kQuantBlock;
-  for (int64_t o = o_begin; o < o_end; ++o) {
-    for (int64_t t = 0; t < n; ++t) {
-      float acc = 0.0f;
-      for (int64_t b = 0; b < nb; ++b) {
-        const internal::Q4Location at = internal::LocateQ4(out, in, o, b);
-        uint16_t h;
-        std::memcpy(&h, w + at.scale, 2);
-        const float scale = d[t * nb + b] * tensor::F16ToFloat(h);
-        acc += scale * static_cast<float>(BlockDot(q + t * in + b * tensor::kQuantBlock, w + at.qs));
-      }
-      y[t * ldy + o] = acc;
-    }
-  }
+  internal::LinearQ4_0Rows(&BlockDot, q, d, n, in, w, out, o_begin, o_end, y, ldy);
 }
 
 }  // namespace gemmad::kernels

@@ -105,20 +105,7 @@ void LinearQ8RGeneric(const int8_t* q, const float* d, int64_t n, int64_t in, co
 
 void LinearQ4_0Generic(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                        int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
-  const int64_t nb = in / kQuantBlock;
-  for (int64_t o = o_begin; o < o_end; ++o) {
-    for (int64_t t = 0; t < n; ++t) {
-      float acc = 0.0f;
-      for (int64_t b = 0; b < nb; ++b) {
-        const internal::Q4Location at = internal::LocateQ4(out, in, o, b);
-        uint16_t h;
-        std::memcpy(&h, w + at.scale, 2);
-        const float scale = d[t * nb + b] * tensor::F16ToFloat(h);
-        acc += scale * static_cast<float>(BlockDotQ4(q + t * in + b * kQuantBlock, w + at.qs));
-      }
-      y[t * ldy + o] = acc;
-    }
-  }
+  internal::LinearQ4_0Rows(&BlockDotQ4, q, d, n, in, w, out, o_begin, o_end, y, ldy);
 }
 
 }  // namespace gemmad::kernels
