@@ -269,7 +269,8 @@ TEST(GgmlLinearParity, NeonEqualsPortableBitForBit) {
     p.neon(q.data(), d.data(), n, in, w.data(), out, 0, out, a.data(), out);
     p.generic(q.data(), d.data(), n, in, w.data(), out, 0, out, b.data(), out);
     for (size_t i = 0; i < a.size(); ++i) {
-      ASSERT_EQ(std::memcmp(&a[i], &b[i], 4), 0) << tensor::DTypeName(p.type) << " i=" << i << " " << a[i] << " " << b[i];
+      ASSERT_EQ(std::memcmp(&a[i], &b[i], 4), 0)
+          << tensor::DTypeName(p.type) << " i=" << i << " " << a[i] << " " << b[i];
     }
   }
 }

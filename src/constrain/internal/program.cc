@@ -63,7 +63,7 @@ Result<Lowered> LowerRules(const GrammarAst& ast, const ProgramLimits& limits) {
 // positions backwards over the edges (O(positions + edges)): a byte or token edge makes its source
 // productive once its target is; a reference edge once both the called rule's start and the
 // return position are. (Passes over every position until nothing changed took one pass per
-// position of a long chain: nested {88,} repetitions ran for minutes.)
+// position of a long chain: nested {88,} repetitions ran 24 s.)
 std::vector<uint8_t> Productive(const Lowered& l) {
   const auto n = static_cast<size_t>(l.num_positions);
   // Calls fn(dependency, other, source) for every edge: `source` becomes productive once

@@ -3,12 +3,13 @@
 // output row the blocks are decoded once into int8 values, a float scale per 16 elements and, for
 // Q4_K, a float minimum per 32; then each 32-element activation block (int8 q, f32 d) meets them
 // with exact int32 partial sums per 16-element half, combined in the same float expression and the
-// same order (the row loop is theirs: ggml_decoded_rows.h). The decode runs 16 bytes per step (nibble masks and shifts, the Q5_0 fifth bits by a
-// bit test against a byte mask, the Q6_K two high bits shifted into place) and the integer sums
-// by widening multiplies (VMULL.S8, each product fits int16) pairwise-added into int32 lanes, so
-// the outputs equal the portable kernels' bit for bit. Baseline AArch64 Advanced SIMD only (no
-// dot-product extension). Built only for aarch64 (kernels/cpu/*_neon.cc); parity-tested under
-// qemu-aarch64, which says nothing about speed: there are no ARM figures for it.
+// same order (the row loop is theirs: ggml_decoded_rows.h). The decode runs 16 bytes per step
+// (nibble masks and shifts, the Q5_0 fifth bits by a bit test against a byte mask, the Q6_K two
+// high bits shifted into place) and the integer sums by widening multiplies (VMULL.S8, each product
+// fits int16) pairwise-added into int32 lanes, so the outputs equal the portable kernels' bit for
+// bit. Baseline AArch64 Advanced SIMD only (no dot-product extension). Built only for aarch64
+// (kernels/cpu/*_neon.cc); parity-tested under qemu-aarch64, which says nothing about speed: there
+// are no ARM figures for it.
 #include <arm_neon.h>
 
 #include <cstdint>

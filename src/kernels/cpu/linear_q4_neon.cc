@@ -4,7 +4,8 @@
 // (VMULL.S8, pairwise-added into int32 lanes) against the low and the high nibbles, in the portable
 // kernel's row loop (q4_layout.h's LinearQ4_0Rows: the same float products in the same order), so
 // the outputs equal the portable kernel's bit for bit. NEON is baseline on AArch64: this file takes
-// no ISA flags, which is why it may use q4_layout.h's inline code. Built only for aarch64; parity-tested under qemu-aarch64.
+// no ISA flags, which is why it may use q4_layout.h's inline code. Built only for aarch64;
+// parity-tested under qemu-aarch64.
 #include <arm_neon.h>
 
 #include <cstdint>
