@@ -119,7 +119,10 @@ int32_t Sum32(const int8_t* a) {
 
 void Run(DecodeFn decode, size_t row_bytes, const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w,
          int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
-  internal::LinearGgmlDecodedRows(decode, &Dot16, &Sum32, row_bytes, q, d, n, in, w, o_begin, o_end, y, ldy);
+  // Lambdas, not function pointers: each is its own type, so the sums inline into the row loop.
+  internal::LinearGgmlDecodedRows(
+      decode, [](const int8_t* a, const int8_t* b) { return Dot16(a, b); }, [](const int8_t* a) { return Sum32(a); },
+      row_bytes, q, d, n, in, w, o_begin, o_end, y, ldy);
 }
 
 }  // namespace

@@ -35,7 +35,8 @@ inline int32_t BlockDot(const int8_t* x, const uint8_t* qs) {
 
 void LinearQ4_0Neon(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                     int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
-  internal::LinearQ4_0Rows(&BlockDot, q, d, n, in, w, out, o_begin, o_end, y, ldy);
+  internal::LinearQ4_0Rows([](const int8_t* x, const uint8_t* qs) { return BlockDot(x, qs); }, q, d, n, in, w, out,
+                           o_begin, o_end, y, ldy);
 }
 
 }  // namespace gemmad::kernels

@@ -105,7 +105,8 @@ void LinearQ8RGeneric(const int8_t* q, const float* d, int64_t n, int64_t in, co
 
 void LinearQ4_0Generic(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                        int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
-  internal::LinearQ4_0Rows(&BlockDotQ4, q, d, n, in, w, out, o_begin, o_end, y, ldy);
+  internal::LinearQ4_0Rows([](const int8_t* x, const uint8_t* qs) { return BlockDotQ4(x, qs); }, q, d, n, in, w, out,
+                           o_begin, o_end, y, ldy);
 }
 
 }  // namespace gemmad::kernels
