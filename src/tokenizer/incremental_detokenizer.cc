@@ -22,8 +22,12 @@ IncrementalDetokenizer::IncrementalDetokenizer(const Tokenizer& tokenizer, bool 
 std::string IncrementalDetokenizer::Step(int32_t id) {
   ++num_ids_;
   window_.push_back(id);
-  // Exclude a trailing open byte run (skipped tokens inside it do not end it).
   const Pipeline& p = tokenizer_.pipeline();
+  // An id that decodes to nothing, or a byte token extending a run already open, leaves the stable
+  // text below as the last step left it, and that step emitted all of it: nothing to emit, and no
+  // re-decoding of a window that such ids (a forced special token, a long byte run) could grow.
+  if (p.DecodesToNothing(id, skip_special_tokens_) || (open_run_ && p.IsByteRunToken(id))) return std::string();
+  // Exclude a trailing open byte run (skipped tokens inside it do not end it).
   size_t stable_end = window_.size();
   bool open_run = false;
   for (size_t k = window_.size(); k > prefix_end_; --k) {
@@ -33,6 +37,7 @@ std::string IncrementalDetokenizer::Step(int32_t id) {
     open_run = true;
     stable_end = k - 1;
   }
+  open_run_ = open_run;
   if (open_run && stable_end <= prefix_end_) return std::string();
   std::span<const int32_t> stable(window_.data(), stable_end);
   std::string text = p.Decode(stable, skip_special_tokens_, at_start_);
@@ -69,6 +74,7 @@ void IncrementalDetokenizer::Reset() {
   prefix_.clear();
   prefix_end_ = 0;
   at_start_ = true;
+  open_run_ = false;
   num_ids_ = 0;
 }
 

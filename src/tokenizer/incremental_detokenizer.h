@@ -42,6 +42,7 @@ class IncrementalDetokenizer {
   std::string prefix_;           // Decode(window_[0, prefix_end_)), text already emitted
   size_t prefix_end_ = 0;
   bool at_start_ = true;  // nothing before window_ decodes to any text
+  bool open_run_ = false;  // window_ ends in an open byte run (as of the last full step)
   size_t num_ids_ = 0;
 };
 

@@ -129,5 +129,33 @@ TEST(IncrementalDetokenizer, SkipsSpecialTokens) {
   EXPECT_EQ(out, "model\nHi there");
 }
 
+// A long open byte run, and a long stream of skipped tokens (a client's logit_bias can force one),
+// cost each step O(1), not a re-decoding of the whole run: 300,000 ids here would take hours if each
+// step re-decoded its window, well under a second as it is; the text still equals Decode().
+TEST(IncrementalDetokenizer, LongByteRunsAndSkippedTokensStayLinear) {
+  auto tok = Tokenizer::Load(std::string(GEMMAD_SHARED_DIR) + "/data/tokenizers/gemma4");
+  ASSERT_TRUE(tok.ok());
+  const Tokenizer& t = **tok;
+  const int32_t e4 = *t.TokenToId("<0xE4>"), b8 = *t.TokenToId("<0xB8>"), ad = *t.TokenToId("<0xAD>");
+  const int32_t pad = *t.TokenToId("<pad>"), word = *t.TokenToId("▁world");
+  std::vector<int32_t> ids;
+  for (int i = 0; i < 100000; ++i) ids.insert(ids.end(), {e4, b8, ad});
+  ids.push_back(word);
+  for (int i = 0; i < 300000; ++i) ids.push_back(pad);
+  ids.push_back(word);
+  IncrementalDetokenizer d(t, true);
+  std::string out;
+  size_t first_piece_at = 0;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    std::string piece = d.Step(ids[i]);
+    if (!piece.empty() && first_piece_at == 0) first_piece_at = i;
+    out += piece;
+  }
+  out += d.Flush();
+  EXPECT_EQ(first_piece_at, 300000u);  // the run is held until the word closes it
+  EXPECT_EQ(out, t.Decode(ids, true));
+  EXPECT_EQ(out.size(), 300000u + 2 * std::string(" world").size());
+}
+
 }  // namespace
 }  // namespace gemmad::tokenizer
