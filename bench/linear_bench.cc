@@ -245,7 +245,8 @@ void BM_LinearQuant(benchmark::State& state, LinearShape shape, t::DType dtype, 
 
 // The ggml block types GGUF files store (kGgmlQ8_0, kGgmlQ5_0), read in place: random blocks
 // (random payload bytes, f16 scales in [-0.05, 0.05]) copied through the rotation set like
-// BM_LinearQuant's; weight_GB/s counts the block bytes (34 / 22 per 32 weights).
+// BM_LinearQuant's; weight_GB/s counts the block bytes (34 / 22 per 32 weights). Also kF8R
+// (compressed-tensors FP8: random E4M3 codes, 4 + in bytes a row).
 void BM_LinearGgml(benchmark::State& state, LinearShape shape, t::DType dtype, int64_t n, int threads) {
   t::TensorView wv{nullptr, dtype, {shape.out, shape.in}};
   const size_t q_bytes = wv.SizeBytes();
@@ -256,11 +257,21 @@ void BM_LinearGgml(benchmark::State& state, LinearShape shape, t::DType dtype, i
     s = s * 6364136223846793005ull + 1442695040888963407ull;
     b = static_cast<uint8_t>(s >> 56);
   }
-  const size_t block_bytes = dtype == t::DType::kGgmlQ8_0 ? 34 : 22;
-  for (size_t at = 0; at < q_bytes; at += block_bytes) {
-    s = s * 6364136223846793005ull + 1442695040888963407ull;
-    const uint16_t h = t::FloatToF16((static_cast<float>(s >> 40) / 16777216.0f - 0.5f) / 10.0f);
-    std::memcpy(one.data() + at, &h, 2);
+  if (dtype == t::DType::kF8R) {
+    // Rows of an f32 scale and E4M3 codes (NaN codes 0x7F / 0xFF moved one step down).
+    const size_t row_bytes = t::RowBytes(dtype, shape.in);
+    for (size_t at = 0; at < q_bytes; at += row_bytes) {
+      const float d = 1e-3f;
+      std::memcpy(one.data() + at, &d, 4);
+      for (size_t i = 4; i < row_bytes; ++i) one[at + i] ^= (one[at + i] & 0x7F) == 0x7F ? 1 : 0;
+    }
+  } else {
+    const size_t block_bytes = dtype == t::DType::kGgmlQ8_0 ? 34 : 22;
+    for (size_t at = 0; at < q_bytes; at += block_bytes) {
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      const uint16_t h = t::FloatToF16((static_cast<float>(s >> 40) / 16777216.0f - 0.5f) / 10.0f);
+      std::memcpy(one.data() + at, &h, 2);
+    }
   }
   auto* base = reinterpret_cast<uint8_t*>(wb.data);
   const size_t copies = std::max<size_t>(1, wb.bytes / q_bytes);
@@ -365,6 +376,19 @@ int RegisterAll() {
                          : benchmark::RegisterBenchmark(name.c_str(), BM_LinearQuant, s, dtype, n, threads);
           b->UseRealTime()->MinTime(0.3)->Unit(benchmark::kMicrosecond);
         }
+      }
+    }
+  }
+  for (const LinearShape& s : kShapes) {
+    for (int64_t n : {1, 5, 16}) {
+      for (int threads : {1, 2}) {
+        std::string name = "LinearF8R/" + std::string(s.name) + "/" + std::to_string(s.out) + "x" +
+                           std::to_string(s.in) + "/n:" + std::to_string(n) + "/threads:" + std::to_string(threads) +
+                           "/cold";
+        benchmark::RegisterBenchmark(name.c_str(), BM_LinearGgml, s, t::DType::kF8R, n, threads)
+            ->UseRealTime()
+            ->MinTime(0.3)
+            ->Unit(benchmark::kMicrosecond);
       }
     }
   }

@@ -2,13 +2,14 @@
 #   One static library per module, gemmad_<NAME>, from src/<NAME>/**/*.cc (tests, CUDA sources and
 #   other-ISA files excluded). Unit tests beside the code (*_test.cc) become <NAME>_unit_tests,
 #   registered with the ctest label `unit` (a test file may add labels with GEMMAD_TEST_LABELS).
-#   Files named *_avx2.cc / *_avx512.cc / *_avx512bf16.cc / *_avx512vnni.cc get their ISA flags; *_neon.cc builds only on ARM.
+#   Files named *_avx2.cc / *_avx512.cc / *_avx512bf16.cc (BF16 and VBMI) / *_avx512vnni.cc get their ISA flags;
+#   *_neon.cc builds only on ARM.
 # gemmad_test(NAME SOURCES f... [LIBS t...] [LABELS l...])
 #   A GoogleTest executable under tests/, discovered into ctest with the given labels.
 
 set(GEMMAD_ISA_FLAGS_avx2 -mavx2 -mfma -mf16c)
 set(GEMMAD_ISA_FLAGS_avx512 -mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma -mf16c)
-set(GEMMAD_ISA_FLAGS_avx512bf16 -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mfma -mf16c)
+set(GEMMAD_ISA_FLAGS_avx512bf16 -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mavx512vbmi -mfma -mf16c)
 set(GEMMAD_ISA_FLAGS_avx512vnni -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma -mf16c)
 
 function(_gemmad_filter_sources out_var)

@@ -150,6 +150,9 @@ void LinearF8RAvx2(const float* xq, const float* s, int64_t n, int64_t in, const
                    int64_t o_end, float* y, int64_t ldy);
 void LinearF8RAvx512(const float* xq, const float* s, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
                      int64_t o_end, float* y, int64_t ldy);
+// AVX512-BF16 and AVX512-VBMI (VDPBF16PS, VPERMI2B); the avx512 table's FP8 Linear where both exist.
+void LinearF8RAvx512Bf16(const float* xq, const float* s, int64_t n, int64_t in, const uint8_t* w,
+                         int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
 void QuantizeRowQ4_0Generic(const float* x, int64_t in, uint8_t* scale, uint8_t* qs, size_t stride);
 void QuantizeRowQ8RAvx2(const float* x, int64_t in, uint8_t* row);
 void QuantizeRowQ4_0Avx2(const float* x, int64_t in, uint8_t* scale, uint8_t* qs, size_t stride);

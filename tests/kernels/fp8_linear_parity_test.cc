@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "kernels/backend.h"
@@ -39,6 +40,21 @@ testing::Misaligned<uint8_t> RandomF8R(Rng& rng, int64_t out, int64_t in) {
   return w;
 }
 
+// Every table's FP8 Linear, and the avx512 table's fp32-widening kernel too where that table runs
+// the BF16 one (CPUs with AVX512_BF16 and VBMI), so both AVX-512 kernels are checked here.
+template <typename F>
+void ForEachF8Kernel(F body) {
+  bool avx512_plain_seen = false;
+  testing::ForEachKernelTable([&](const CpuKernelTable& t) {
+    body(std::string(t.name), t.linear_f8r);
+    if (t.linear_f8r == &LinearF8RAvx512) avx512_plain_seen = true;
+    if (t.linear_f8r == &LinearF8RAvx512Bf16 && !avx512_plain_seen) {
+      avx512_plain_seen = true;
+      body(std::string(t.name) + " (fp32 widening)", &LinearF8RAvx512);
+    }
+  });
+}
+
 TEST(Fp8Parity, QuantizeActsMatchesTheDefinition) {
   Rng rng(11);
   for (int64_t n : {1, 3}) {
@@ -65,7 +81,7 @@ TEST(Fp8Parity, QuantizeActsMatchesTheDefinition) {
 
 TEST(Fp8Parity, LinearOddSizesMisaligned) {
   Rng rng(12);
-  for (int64_t in : {1, 7, 8, 15, 16, 17, 33, 100, 256}) {
+  for (int64_t in : {1, 7, 8, 15, 16, 17, 33, 63, 64, 65, 100, 256}) {
     for (int64_t out : {1, 3, 8, 17}) {
       const auto w = RandomF8R(rng, out, in);
       for (int64_t n : {1, 2, 3, 4, 5, 9, 13}) {
@@ -85,10 +101,10 @@ TEST(Fp8Parity, LinearOddSizesMisaligned) {
             mag[t * out + o] *= s[t];
           }
         }
-        testing::ForEachKernelTable([&](const CpuKernelTable& t) {
-          t.linear_f8r(xq.data(), s.data(), n, in, w.data(), 0, out, got.data(), out);
+        ForEachF8Kernel([&](const std::string& name, LinearF8Fn f8) {
+          f8(xq.data(), s.data(), n, in, w.data(), 0, out, got.data(), out);
           for (int64_t i = 0; i < n * out; ++i) {
-            ASSERT_NEAR(got[i], want[i], 2e-6 * mag[i] + 1e-30) << t.name << " in=" << in << " out=" << out << " n=" << n;
+            ASSERT_NEAR(got[i], want[i], 2e-6 * mag[i] + 1e-30) << name << " in=" << in << " out=" << out << " n=" << n;
           }
         });
       }
@@ -100,22 +116,22 @@ TEST(Fp8Parity, LinearIsBatchAndRangeInvariant) {
   Rng rng(13);
   const int64_t in = 100, out = 21;
   const auto w = RandomF8R(rng, out, in);
-  testing::ForEachKernelTable([&](const CpuKernelTable& t) {
-    for (int64_t n : {2, 4, 5, 8, 9, 13, 17}) {
+  ForEachF8Kernel([&](const std::string& name, LinearF8Fn f8) {
+    for (int64_t n : {2, 4, 5, 8, 9, 13, 17, 70}) {
       auto x = testing::RandomFloats(rng, n * in, 2.0);
       std::vector<float> xq(static_cast<size_t>(n * in)), s(static_cast<size_t>(n));
       QuantizeActsF8(x.data(), n, in, xq.data(), s.data());
       std::vector<float> batched(static_cast<size_t>(n * out)), alone(static_cast<size_t>(out));
-      t.linear_f8r(xq.data(), s.data(), n, in, w.data(), 0, out, batched.data(), out);
+      f8(xq.data(), s.data(), n, in, w.data(), 0, out, batched.data(), out);
       for (int64_t k = 0; k < n; ++k) {
-        t.linear_f8r(xq.data() + k * in, s.data() + k, 1, in, w.data(), 0, out, alone.data(), out);
-        for (int64_t o = 0; o < out; ++o) ASSERT_EQ(batched[k * out + o], alone[o]) << t.name << " n=" << n;
+        f8(xq.data() + k * in, s.data() + k, 1, in, w.data(), 0, out, alone.data(), out);
+        for (int64_t o = 0; o < out; ++o) ASSERT_EQ(batched[k * out + o], alone[o]) << name << " n=" << n;
       }
       std::vector<float> part(static_cast<size_t>(n * out), -1.0f);
-      t.linear_f8r(xq.data(), s.data(), n, in, w.data(), 3, 17, part.data(), out);
+      f8(xq.data(), s.data(), n, in, w.data(), 3, 17, part.data(), out);
       for (int64_t k = 0; k < n; ++k) {
         for (int64_t o = 0; o < out; ++o) {
-          ASSERT_EQ(part[k * out + o], (o >= 3 && o < 17) ? batched[k * out + o] : -1.0f) << t.name;
+          ASSERT_EQ(part[k * out + o], (o >= 3 && o < 17) ? batched[k * out + o] : -1.0f) << name;
         }
       }
     }

@@ -537,6 +537,8 @@ const CpuKernelTable* Avx512CpuKernels() {
   // the CPU has AVX512-VNNI, the AVX2 ones otherwise (every AVX-512 CPU runs them; Avx512Supported
   // checks AVX2 too). QuantizeActs must give the same bits in every table anyway.
   static const bool vnni = __builtin_cpu_supports("avx512vnni");
+  // FP8: VDPBF16PS over VPERMI2B-decoded weights where the CPU has both (linear_fp8_avx512bf16.cc).
+  static const bool bf16_vbmi = __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512vbmi");
   static const CpuKernelTable table{.name = "avx512",
                                      .supported = &Avx512Supported,
                                      .linear_f32 = &LinearF32Avx512,
@@ -549,7 +551,7 @@ const CpuKernelTable* Avx512CpuKernels() {
                                      .linear_ggml_q5_0 = vnni ? &LinearGgmlQ5_0Avx512Vnni : &LinearGgmlQ5_0Avx2,
                                      .linear_ggml_q4_k = vnni ? &LinearGgmlQ4_KAvx512Vnni : &LinearGgmlQ4_KAvx2,
                                      .linear_ggml_q6_k = vnni ? &LinearGgmlQ6_KAvx512Vnni : &LinearGgmlQ6_KAvx2,
-                                     .linear_f8r = &LinearF8RAvx512,
+                                     .linear_f8r = bf16_vbmi ? &LinearF8RAvx512Bf16 : &LinearF8RAvx512,
                                      .quantize_row_q8r = &QuantizeRowQ8RAvx2,
                                      .quantize_row_q4_0 = &QuantizeRowQ4_0Avx2,
                                      .gelu_tanh_mul = &GeluTanhMulAvx512,
