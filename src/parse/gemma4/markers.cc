@@ -115,11 +115,14 @@ void MarkerScanner::Scan(bool at_end, std::vector<Piece>& out) {
 void MarkerFilter::Push(std::string_view text, std::string& out) {
   if (text.empty()) return;
   std::string buf = std::move(held_);
+  const size_t held = buf.size();
   buf.append(text);
   held_.clear();
   // Remove markers until none is left (no marker contains '<' after its first character, so
-  // matches never overlap and leftmost-first removal is order-independent).
-  size_t from = 0;
+  // matches never overlap and leftmost-first removal is order-independent). The held part has
+  // none (the last push removed them), so a new one takes a byte of `text`: it starts within the
+  // held part's last kMaxMarkerBytes at the earliest (each removal rewinds as far for joins).
+  size_t from = held > kMaxMarkerBytes ? held - kMaxMarkerBytes : 0;
   for (;;) {
     size_t lt = buf.find('<', from);
     if (lt == std::string::npos) break;
