@@ -52,7 +52,7 @@ Result<std::shared_ptr<const CompiledGrammar>> Compile(const ConstraintSpec& spe
     return program.status().WithPrefix(std::string(ConstraintKindName(spec.kind)));
   }
   auto shared = std::make_shared<internal::Program>(std::move(program).value());
-  const size_t program_bytes = static_cast<size_t>(shared->num_positions()) * 200;
+  const size_t program_bytes = shared->TableBytes();
   if (Status s = internal::BuildMasks(*shared, *vocab, &meter, program_bytes); !s.ok()) {
     return s.WithPrefix(std::string(ConstraintKindName(spec.kind)));
   }

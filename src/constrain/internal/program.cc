@@ -366,4 +366,14 @@ Result<Program> BuildProgram(const GrammarAst& ast, const ProgramLimits& limits)
   return p;
 }
 
+size_t Program::TableBytes() const {
+  const auto bytes = [](const auto& v) { return v.size() * sizeof(v[0]); };
+  size_t n = bytes(rule_start) + bytes(rule_nullable) + bytes(pos_rule) + bytes(pos_final) + bytes(pos_has_bytes) +
+             bytes(pos_trans) + bytes(rule_byte_class) + bytes(rule_num_classes) + bytes(rule_pure) + bytes(trans) +
+             bytes(ref_begin) + bytes(refs) + bytes(tok_begin) + bytes(toks) + bytes(min_complete) + bytes(local_key);
+  for (const auto& name : rule_names) n += sizeof(name) + name.size();
+  for (const auto& sites : return_sites) n += sizeof(sites) + bytes(sites);
+  return n;
+}
+
 }  // namespace gemmad::constrain::internal

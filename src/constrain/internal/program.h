@@ -63,6 +63,8 @@ struct Program {
   std::vector<PositionMask> pos_masks;  // indexed by position (empty entries for no bytes)
 
   int32_t num_positions() const { return static_cast<int32_t>(pos_rule.size()); }
+  // Bytes the tables above hold, masks excluded (what the compile budget counts before the masks).
+  size_t TableBytes() const;
   int32_t Step(int32_t pos, uint8_t b) const {
     const auto r = static_cast<size_t>(pos_rule[static_cast<size_t>(pos)]);
     return trans[static_cast<size_t>(pos_trans[static_cast<size_t>(pos)] + rule_byte_class[r][b])];
