@@ -3,6 +3,9 @@
 
 #include "parse/text_util.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace gemmad::parse::gemma4 {
 
 const std::vector<MarkerEntry>& AllMarkers() {
@@ -123,6 +126,7 @@ void MarkerFilter::Push(std::string_view text, std::string& out) {
   // none (the last push removed them), so a new one takes a byte of `text`: it starts within the
   // held part's last kMaxMarkerBytes at the earliest (each removal rewinds as far for joins).
   size_t from = held > kMaxMarkerBytes ? held - kMaxMarkerBytes : 0;
+  size_t unchanged = held;  // buf[0, unchanged) is the held part as the last push left it
   for (;;) {
     size_t lt = buf.find('<', from);
     if (lt == std::string::npos) break;
@@ -130,6 +134,7 @@ void MarkerFilter::Push(std::string_view text, std::string& out) {
     size_t length;
     if (MatchMarker(std::string_view(buf).substr(lt), &marker, &length) == Match::kFull) {
       buf.erase(lt, length);
+      unchanged = std::min(unchanged, lt);
       from = lt >= kMaxMarkerBytes ? lt - kMaxMarkerBytes : 0;  // a new one may end here
     } else {
       from = lt + 1;
@@ -138,9 +143,19 @@ void MarkerFilter::Push(std::string_view text, std::string& out) {
   // Hold back what a future marker could still join into one: the longest suffix that is a
   // proper prefix of a marker, then, repeatedly, a proper prefix of a marker right before the
   // held part (it joins the text after the marker the held part may become). Bounded, so
-  // absurd chains cost linear time.
-  size_t hold = buf.size();
+  // absurd chains cost linear time. Each link is found from the bytes before it alone, so once the
+  // walk reaches a point of the last push's chain (links_, its end included) below `unchanged`,
+  // the rest of the chain is that one's, cut where the held bytes would pass kMaxHeldBytes.
+  const size_t floor = buf.size() > kMaxHeldBytes ? buf.size() - kMaxHeldBytes : 0;
+  std::vector<size_t> walked{buf.size()};  // the walk's points, descending
+  std::vector<size_t> below;               // the last chain's points below the walk's, ascending
   for (;;) {
+    const size_t hold = walked.back();
+    if (hold <= unchanged && std::binary_search(links_.begin(), links_.end(), hold)) {
+      below.assign(std::lower_bound(links_.begin(), links_.end(), floor),
+                   std::lower_bound(links_.begin(), links_.end(), hold));
+      break;
+    }
     size_t k = hold > kMaxMarkerBytes ? hold - kMaxMarkerBytes : 0;
     for (; k < hold; ++k) {
       Marker marker;
@@ -150,15 +165,20 @@ void MarkerFilter::Push(std::string_view text, std::string& out) {
         break;
       }
     }
-    if (k == hold || buf.size() - k > kMaxHeldBytes) break;
-    hold = k;
+    if (k == hold || k < floor) break;
+    walked.push_back(k);
   }
+  links_ = std::move(below);
+  links_.insert(links_.end(), walked.rbegin(), walked.rend());
+  const size_t hold = links_.front();
+  for (size_t& c : links_) c -= hold;
   held_ = buf.substr(hold);
   buf.resize(hold);
   out += buf;
 }
 
 void MarkerFilter::Flush(std::string& out) {
+  links_.clear();
   out += held_;
   held_.clear();
 }

@@ -74,6 +74,7 @@ class MarkerFilter {
 
  private:
   std::string held_;
+  std::vector<size_t> links_;  // the hold-back chain's links in held_, ascending (0 first)
 };
 
 }  // namespace gemmad::parse::gemma4

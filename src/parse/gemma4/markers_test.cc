@@ -4,6 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace gemmad::parse::gemma4 {
 namespace {
@@ -78,6 +82,7 @@ TEST(MarkerScanner, InvalidUtf8BecomesReplacementCharacter) {
   EXPECT_EQ(Render(ScanAll({"\xE2\x82<|turn>"})), "[\xEF\xBF\xBD]#<|turn>");
 }
 
+
 }  // namespace
 }  // namespace gemmad::parse::gemma4
 
@@ -112,6 +117,91 @@ TEST(MarkerFilter, HoldsOnlyAPossibleMarker) {
   EXPECT_EQ(out, "ab");
   f.Push("x", out);
   EXPECT_EQ(out, "ab<|tux");
+}
+
+
+// The filter as it was before it reused the last push's hold-back chain: every push walks the
+// whole chain again. The filter must emit exactly what this does, push by push.
+class WalkingFilter {
+ public:
+  void Push(std::string_view text, std::string& out) {
+    if (text.empty()) return;
+    std::string buf = std::move(held_);
+    buf.append(text);
+    held_.clear();
+    for (size_t from = 0;;) {
+      const size_t lt = buf.find('<', from);
+      if (lt == std::string::npos) break;
+      if (size_t n = FullMarkerAt(buf, lt)) {
+        buf.erase(lt, n);
+        from = lt >= kMaxMarkerBytes ? lt - kMaxMarkerBytes : 0;
+      } else {
+        from = lt + 1;
+      }
+    }
+    size_t hold = buf.size();
+    for (;;) {
+      size_t k = hold > kMaxMarkerBytes ? hold - kMaxMarkerBytes : 0;
+      while (k < hold && !(buf[k] == '<' && IsProperPrefix(std::string_view(buf).substr(k, hold - k)))) ++k;
+      if (k == hold || buf.size() - k > 4096) break;
+      hold = k;
+    }
+    held_ = buf.substr(hold);
+    buf.resize(hold);
+    out += buf;
+  }
+  void Flush(std::string& out) {
+    out += held_;
+    held_.clear();
+  }
+
+ private:
+  static size_t FullMarkerAt(std::string_view s, size_t at) {
+    for (const auto& m : AllMarkers()) {
+      if (s.substr(at).substr(0, m.text.size()) == m.text) return m.text.size();
+    }
+    return 0;
+  }
+  static bool IsProperPrefix(std::string_view s) {
+    for (const auto& m : AllMarkers()) {
+      if (s.size() < m.text.size() && m.text.substr(0, s.size()) == s) return true;
+    }
+    return false;
+  }
+  std::string held_;
+};
+
+TEST(MarkerFilter, EmitsWhatAWalkOfTheWholeChainEmitsPushByPush) {
+  // Marker pieces, whole markers and plain bytes, in texts of up to 12 KB (chains past the 4 KiB
+  // hold-back cap), cut into pushes of 1..40 bytes.
+  const std::vector<std::string> atoms = {"<", "<|", "<|t", "<|tu", "<|turn", "rn>", ">", "|>", "<|\"", "\"|>",
+                                          "<|\"|>", "<turn|>", "<|channel>", "x", "ab", " ", "<tool", "_call>",
+                                          "<|tool_call>", "call|>", "<|im", "age|>"};
+  uint64_t state = 12345;
+  auto next = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return state >> 33;
+  };
+  for (int round = 0; round < 300; ++round) {
+    std::string text;
+    const size_t len = 1 + next() % (round % 30 == 0 ? 12000 : 600);
+    const size_t kinds = 2 + next() % (atoms.size() - 1);  // the first 2..all atoms
+    while (text.size() < len) text += atoms[next() % kinds];
+    MarkerFilter filter;
+    WalkingFilter walking;
+    std::string got, want;
+    const size_t max_push = 1 + next() % 40;
+    for (size_t i = 0; i < text.size();) {
+      const size_t n = std::min<size_t>(1 + next() % max_push, text.size() - i);
+      filter.Push(std::string_view(text).substr(i, n), got);
+      walking.Push(std::string_view(text).substr(i, n), want);
+      ASSERT_EQ(got, want) << "round " << round << " after " << i + n << " bytes";
+      i += n;
+    }
+    filter.Flush(got);
+    walking.Flush(want);
+    ASSERT_EQ(got, want) << "round " << round;
+  }
 }
 
 }  // namespace
