@@ -24,7 +24,9 @@
 //   §3/§10: tied LM head = embed_tokens [V = 262144, H] (E2B 1536, E4B 2560, 31B 5376).
 // Quantized weights (--quantization): LinearQ8_R/... and LinearQ4_0/... run the same shapes with
 // the weights quantized once and copied through the rotation set (cold only); weight_GB/s then
-// counts the quantized bytes (in + 4 per row for Q8_R, 18 per 32 weights for Q4_0).
+// counts the quantized bytes (in + 4 per row for Q8_R, 18 per 32 weights for Q4_0). LinearF8R/...
+// (n 1, 5, 16) runs random compressed-tensors FP8 rows (in + 4 bytes), cold; a small
+// GEMMAD_BENCH_ROTATE_MIB makes them hot.
 // Run a subset with --benchmark_filter, e.g. 'e2b\.' or 'n:1/threads:2/cold'.
 // Kernel tables: by default the active one (GEMMAD_CPU_ISA forces it). GEMMAD_BENCH_ISAS=avx2,avx512
 // runs every case once per listed table, interleaved (case names end /isa:<name>), so tables are
