@@ -9,6 +9,7 @@
 
 #include "kernels/cpu/ggml_decoded_rows.h"
 #include "kernels/registry.h"
+#include "tensor/dtype.h"
 #include "tensor/half.h"
 
 namespace gemmad::kernels {
@@ -117,31 +118,31 @@ int32_t Sum32(const int8_t* a) {
   return s;
 }
 
-void Run(DecodeFn decode, size_t row_bytes, const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w,
+void Run(DecodeFn decode, tensor::DType type, const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w,
          int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
   // Lambdas, not function pointers: each is its own type, so the sums inline into the row loop.
   internal::LinearGgmlDecodedRows(
       decode, [](const int8_t* a, const int8_t* b) { return Dot16(a, b); }, [](const int8_t* a) { return Sum32(a); },
-      row_bytes, q, d, n, in, w, o_begin, o_end, y, ldy);
+      tensor::RowBytes(type, in), q, d, n, in, w, o_begin, o_end, y, ldy);
 }
 
 }  // namespace
 
 void LinearGgmlQ8_0Generic(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t,
                            int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
-  Run(&DecodeQ8_0, static_cast<size_t>(in / kB * 34), q, d, n, in, w, o_begin, o_end, y, ldy);
+  Run(&DecodeQ8_0, tensor::DType::kGgmlQ8_0, q, d, n, in, w, o_begin, o_end, y, ldy);
 }
 void LinearGgmlQ5_0Generic(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t,
                            int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
-  Run(&DecodeQ5_0, static_cast<size_t>(in / kB * 22), q, d, n, in, w, o_begin, o_end, y, ldy);
+  Run(&DecodeQ5_0, tensor::DType::kGgmlQ5_0, q, d, n, in, w, o_begin, o_end, y, ldy);
 }
 void LinearGgmlQ4_KGeneric(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t,
                            int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
-  Run(&DecodeQ4_K, static_cast<size_t>(in / 256 * 144), q, d, n, in, w, o_begin, o_end, y, ldy);
+  Run(&DecodeQ4_K, tensor::DType::kGgmlQ4_K, q, d, n, in, w, o_begin, o_end, y, ldy);
 }
 void LinearGgmlQ6_KGeneric(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t,
                            int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
-  Run(&DecodeQ6_K, static_cast<size_t>(in / 256 * 210), q, d, n, in, w, o_begin, o_end, y, ldy);
+  Run(&DecodeQ6_K, tensor::DType::kGgmlQ6_K, q, d, n, in, w, o_begin, o_end, y, ldy);
 }
 
 }  // namespace gemmad::kernels
