@@ -5,6 +5,7 @@
 #include <initializer_list>
 
 #include "kernels/backend.h"
+#include "kernels/view_checks.h"
 
 namespace gemmad::kernels {
 namespace {
@@ -148,18 +149,20 @@ void EmbeddingGather(const ExecContext& ctx, const TensorView& table, const Tens
 }
 
 void KvCacheWrite(const ExecContext& ctx, const TensorView& k, const TensorView& v, const TensorView& slots,
-                  const TensorView& k_cache, const TensorView& v_cache) {
+                  const TensorView& k_cache, const TensorView& v_cache, const KvScales& scales) {
   const Backend& b = BackendOf(ctx);
   CheckOn(b, "KvCacheWrite", {&k, &v, &slots, &k_cache, &v_cache});
-  b.ops->kv_cache_write(ctx, k, v, slots, k_cache, v_cache);
+  internal::CheckKvScales(k_cache, scales.k, scales.v, "KvCacheWrite");
+  b.ops->kv_cache_write(ctx, k, v, slots, k_cache, v_cache, scales);
 }
 
 void PagedAttention(const ExecContext& ctx, const TensorView& q, const TensorView& k_cache, const TensorView& v_cache,
                     std::span<const AttentionSequence> sequences, int64_t window, float scale,
-                    const TensorView& out) {
+                    const TensorView& out, const KvScales& scales) {
   const Backend& b = BackendOf(ctx);
   CheckOn(b, "PagedAttention", {&q, &k_cache, &v_cache, &out});
-  b.ops->paged_attention(ctx, q, k_cache, v_cache, sequences, window, scale, out);
+  internal::CheckKvScales(k_cache, scales.k, scales.v, "PagedAttention");
+  b.ops->paged_attention(ctx, q, k_cache, v_cache, sequences, window, scale, out, scales);
 }
 
 void DenseAttention(const ExecContext& ctx, const TensorView& q, const TensorView& k, const TensorView& v,

@@ -102,14 +102,24 @@ void EmbeddingGather(const ExecContext& ctx, const TensorView& table, const Tens
                      float scale, const TensorView& out);
 
 // ---- paged attention ---------------------------------------------------------------------------
-// One KV cache of one layer: k, v: [num_blocks, block_size, num_kv_heads, head_dim] f32|bf16.
+// One KV cache of one layer: k, v: [num_blocks, block_size, num_kv_heads, head_dim] f32|bf16|FP8 E4M3.
 // Key index j of a sequence lives in physical block block_table[j / block_size], row
 // j % block_size.
 //
+// Static scales of an FP8 E4M3 cache (a compressed-tensors kv_cache_scheme: each attention's
+// k_scale / v_scale, as vLLM loads them): the cache stores e4m3(x / s), saturated at ±448, and
+// reads back e4m3 · s. Empty: 1; one value: the whole cache; num_kv_heads values: per KV head
+// (strategy attn_head). Only an FP8 cache takes scales (others: empty).
+struct KvScales {
+  std::span<const float> k, v;
+  bool empty() const { return k.empty() && v.empty(); }
+};
+
 // Writes new keys/values. k, v: [n, num_kv_heads, head_dim] f32; slots: [n] i64, each
 // block · block_size + row, or -1 to skip the token. bf16 caches round to nearest even.
 void KvCacheWrite(const ExecContext& ctx, const TensorView& k, const TensorView& v,
-                  const TensorView& slots, const TensorView& k_cache, const TensorView& v_cache);
+                  const TensorView& slots, const TensorView& k_cache, const TensorView& v_cache,
+                  const KvScales& scales = {});
 
 // The sequences (kernels/attention_sequence.h) say where each one's rows and keys are.
 // Attention of every query row over its sequence's cached keys [lo, hi], where qi is the row's
@@ -118,9 +128,10 @@ void KvCacheWrite(const ExecContext& ctx, const TensorView& k, const TensorView&
 // Keys below lo are never read, so their blocks may be freed (-1). GQA: query head h reads KV
 // head h / (nH / nkv).
 // Online softmax in fp32. q, out: [n, num_heads, head_dim] f32 (must not alias).
+// An FP8 cache's `scales` (KvCacheWrite) multiply the keys' scores and the values' sums back.
 void PagedAttention(const ExecContext& ctx, const TensorView& q, const TensorView& k_cache,
                     const TensorView& v_cache, std::span<const AttentionSequence> sequences,
-                    int64_t window, float scale, const TensorView& out);
+                    int64_t window, float scale, const TensorView& out, const KvScales& scales = {});
 
 // ---- dense attention -------------------------------------------------------------------------
 // Non-causal, unmasked attention of every query row over all m keys of contiguous K/V (the vision

@@ -2,7 +2,9 @@
 // loads of either weight dtype. Not part of the public kernels API.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <span>
 
 #include "base/check.h"
 #include "tensor/fp8.h"
@@ -23,12 +25,31 @@ inline void CheckWeightDType(const tensor::TensorView& v, const char* what) {
                "{}: dtype {} (want F32 or BF16)", what, tensor::DTypeName(v.dtype));
 }
 
-// A paged KV cache: F32, BF16, or FP8 E4M3 (--kv-cache-dtype fp8: stored e4m3(x), read back as its
-// value; vLLM's per-tensor scale of 1.0 when the checkpoint brings none).
+// A paged KV cache: F32, BF16, or FP8 E4M3 (--kv-cache-dtype fp8: stored e4m3(x / s), read back as
+// e4m3 · s; s = 1.0, vLLM's default, when the checkpoint brings no scales).
 inline void CheckCacheDType(const tensor::TensorView& v, const char* what) {
   GEMMAD_CHECK(v.data != nullptr, "{}: null data", what);
   GEMMAD_CHECK(v.dtype == tensor::DType::kF32 || v.dtype == tensor::DType::kBF16 || v.dtype == tensor::DType::kF8E4M3,
                "{}: dtype {} (want F32, BF16 or F8_E4M3)", what, tensor::DTypeName(v.dtype));
+}
+
+// KvScales (ops.h) against the cache they scale: none unless it is FP8; 0, 1 or num_kv_heads each;
+// finite and positive.
+inline void CheckKvScales(const tensor::TensorView& cache, std::span<const float> k, std::span<const float> v,
+                          const char* what) {
+  if (k.empty() && v.empty()) return;
+  GEMMAD_CHECK(cache.dtype == tensor::DType::kF8E4M3, "{}: KV scales for a {} cache", what,
+               tensor::DTypeName(cache.dtype));
+  for (std::span<const float> s : {k, v}) {
+    GEMMAD_CHECK(s.size() <= 1 || static_cast<int64_t>(s.size()) == cache.shape[2],
+                 "{}: {} KV scales for {} KV heads", what, s.size(), cache.shape[2]);
+    for (float x : s) GEMMAD_CHECK(x > 0.0f && std::isfinite(x), "{}: KV scale {}", what, x);
+  }
+}
+
+// KV head h's scale: 1 (none), the one value, or its own.
+inline float KvScaleOf(std::span<const float> s, int64_t head) {
+  return s.empty() ? 1.0f : s.size() == 1 ? s[0] : s[static_cast<size_t>(head)];
 }
 
 // A weight the quantized kernels can also read (Linear, EmbeddingGather, MoE experts).

@@ -9,9 +9,11 @@
 #include <span>
 #include <vector>
 
+#include "kernels/backend.h"
 #include "kernels/ops.h"
 #include "kernels/reference/attention.h"
 #include "kernels/thread_pool.h"
+#include "kernels/view_checks.h"
 #include "parity_util.h"
 #include "tensor/fp8.h"
 
@@ -46,9 +48,13 @@ std::vector<int64_t> KeyEnds(const SeqSpec& s) {
 // Every row is also recomputed alone (as a decode step would see it) and must match its batched
 // result bit for bit. q_scale widens the score range (most softmax weights underflow at 50); the
 // tolerance grows with it, as the scores' float rounding does.
+// An FP8 cache may take KvScales (k_scale / v_scale: empty, one, or one per KV head); the keys the
+// reference sees are then e4m3(x / s) · s.
 void RunCase(const ExecContext& ctx, DType cache_dtype, int64_t window, int64_t block_size, int64_t heads,
-             int64_t kv_heads, int64_t d, const std::vector<SeqSpec>& specs, uint64_t seed, float q_scale = 1.0f) {
+             int64_t kv_heads, int64_t d, const std::vector<SeqSpec>& specs, uint64_t seed, float q_scale = 1.0f,
+             const std::vector<float>& k_scale = {}, const std::vector<float>& v_scale = {}) {
   Rng rng(seed);
+  const KvScales kv_scales{k_scale, v_scale};
   const int64_t row = kv_heads * d;
   int64_t total_blocks = 0;
   for (const auto& s : specs) total_blocks += (s.first + s.count + block_size - 1) / block_size;
@@ -80,8 +86,12 @@ void RunCase(const ExecContext& ctx, DType cache_dtype, int64_t window, int64_t 
       for (auto& x : k) x = tensor::RoundToBf16(x);
       for (auto& x : v) x = tensor::RoundToBf16(x);
     } else if (cache_dtype == DType::kF8E4M3) {  // --kv-cache-dtype fp8
-      for (auto& x : k) x = tensor::RoundToE4M3(x);
-      for (auto& x : v) x = tensor::RoundToE4M3(x);
+      for (size_t i = 0; i < k.size(); ++i) {
+        const int64_t h = static_cast<int64_t>(i) % row / d;
+        const float ks = internal::KvScaleOf(k_scale, h), vs = internal::KvScaleOf(v_scale, h);
+        k[i] = tensor::RoundToE4M3(k[i] / ks) * ks;
+        v[i] = tensor::RoundToE4M3(v[i] / vs) * vs;
+      }
     }
     // Cached keys (those whose block is present) are written now, one slot per key.
     std::vector<int64_t> slots(static_cast<size_t>(t_all));
@@ -91,7 +101,7 @@ void RunCase(const ExecContext& ctx, DType cache_dtype, int64_t window, int64_t 
     }
     KvCacheWrite(ctx, View(k.data(), DType::kF32, {t_all, kv_heads, d}),
                  View(v.data(), DType::kF32, {t_all, kv_heads, d}), View(slots.data(), DType::kI64, {t_all}),
-                 k_cache, v_cache);
+                 k_cache, v_cache, kv_scales);
     tables.push_back(std::move(table));
     keys.push_back(std::move(k));
     values.push_back(std::move(v));
@@ -114,13 +124,13 @@ void RunCase(const ExecContext& ctx, DType cache_dtype, int64_t window, int64_t 
   }
   KvCacheWrite(ctx, View(new_k.data(), DType::kF32, {num_rows, kv_heads, d}),
                View(new_v.data(), DType::kF32, {num_rows, kv_heads, d}),
-               View(new_slots.data(), DType::kI64, {num_rows}), k_cache, v_cache);
+               View(new_slots.data(), DType::kI64, {num_rows}), k_cache, v_cache, kv_scales);
 
   auto q = testing::RandomFloats(rng, num_rows * heads * d);
   for (int64_t i = 0; i < q.size(); ++i) q[i] *= q_scale;
   testing::Misaligned<float> out(num_rows * heads * d);
   PagedAttention(ctx, View(q.data(), DType::kF32, {num_rows, heads, d}), k_cache, v_cache, seqs, window, 0.7f,
-                 View(out.data(), DType::kF32, {num_rows, heads, d}));
+                 View(out.data(), DType::kF32, {num_rows, heads, d}), kv_scales);
   std::vector<float> alone(static_cast<size_t>(heads * d));
   for (const AttentionSequence& sq : seqs) {
     for (int64_t t = 0; t < sq.num_tokens; ++t) {
@@ -129,7 +139,7 @@ void RunCase(const ExecContext& ctx, DType cache_dtype, int64_t window, int64_t 
       const float* qrow = q.data() + (sq.token_begin + t) * heads * d;
       PagedAttention(ctx, View(const_cast<float*>(qrow), DType::kF32, {1, heads, d}), k_cache, v_cache,
                      std::span<const AttentionSequence>(&one, 1), window, 0.7f,
-                     View(alone.data(), DType::kF32, {1, heads, d}));
+                     View(alone.data(), DType::kF32, {1, heads, d}), kv_scales);
       for (int64_t i = 0; i < heads * d; ++i) {
         ASSERT_EQ(alone[i], out.data()[(sq.token_begin + t) * heads * d + i]) << "row " << sq.token_begin + t << " alone";
       }
@@ -196,6 +206,46 @@ TEST(KernelParity, PagedAttentionSegmentsOnThreads) {
         RunCase(ctx, dt, window, 5, 4, 2, 17, batch, 110 + window);
       }
     }
+  }
+}
+
+// An FP8 cache with a checkpoint's static scales (compressed-tensors kv_cache_scheme): per
+// tensor and per KV head, small (values far above 1 stored) and large (values near e4m3's
+// subnormals), on every kernel table, batched and alone, against the reference on e4m3(x/s)·s.
+TEST(KernelParity, PagedAttentionFp8WithKvScales) {
+  ThreadPool pool(2);
+  const std::vector<SeqSpec> batch = {{0, 70}, {21, 1}, {300, 2}, {6, 5}};
+  testing::ForEachKernelTable([&](const CpuKernelTable&) {
+    for (ExecContext ctx : {ExecContext{}, ExecContext{&pool}}) {
+      for (int64_t window : {0, 7, 100}) {
+        SCOPED_TRACE(::testing::Message() << "window " << window);
+        RunCase(ctx, DType::kF8E4M3, window, 16, 4, 2, 16, batch, 120 + window, 1.0f, {0.013f, 0.031f}, {0.02f, 3.5f});
+        RunCase(ctx, DType::kF8E4M3, window, 5, 6, 1, 33, batch, 130 + window, 1.0f, {0.0117f}, {0.0093f});
+        RunCase(ctx, DType::kF8E4M3, window, 4, 3, 3, 8, batch, 140 + window, 1.0f, {}, {0.5f, 0.25f, 2.0f});
+      }
+    }
+  });
+}
+
+// KvCacheWrite with scales stores e4m3(x / s) (x / s rounded to nearest even, saturated at ±448),
+// per KV head, and leaves the K and V scales apart.
+TEST(KernelParity, KvCacheWriteFp8DividesByItsScales) {
+  const std::vector<float> k = {1.0f, -0.3f, 100.0f, 0.001f}, v = {-2.0f, 7.5f, -1000.0f, 0.02f};
+  const std::vector<float> ks = {0.5f, 0.01f}, vs = {2.0f};
+  for (ExecContext ctx : {ExecContext{}, ExecContext{nullptr, &ReferenceBackend()}}) {
+    std::vector<uint8_t> kc(4), vc(4);
+    std::vector<int64_t> slots = {0};
+    KvCacheWrite(ctx, View(const_cast<float*>(k.data()), DType::kF32, {1, 2, 2}),
+                 View(const_cast<float*>(v.data()), DType::kF32, {1, 2, 2}), View(slots.data(), DType::kI64, {1}),
+                 View(kc.data(), DType::kF8E4M3, {1, 1, 2, 2}), View(vc.data(), DType::kF8E4M3, {1, 1, 2, 2}),
+                 KvScales{ks, vs});
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_EQ(kc[i], tensor::FloatToE4M3(k[i] / ks[i / 2])) << i;
+      EXPECT_EQ(vc[i], tensor::FloatToE4M3(v[i] / vs[0])) << i;
+    }
+    EXPECT_EQ(tensor::E4M3ToFloat(kc[2]), 448.0f);   // 100 / 0.01 saturates
+    EXPECT_EQ(tensor::E4M3ToFloat(vc[2]), -448.0f);  // -1000 / 2 saturates
+    EXPECT_EQ(tensor::E4M3ToFloat(kc[1]), -0.625f);  // -0.3 / 0.5 = -0.6 → -1.010₂ · 2⁻¹
   }
 }
 

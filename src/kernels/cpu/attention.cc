@@ -87,6 +87,7 @@ struct TaskScratch {
 struct TaskShape {
   int64_t block_size, row_stride, d, group, heads;
   float scale;
+  KvScales kv;  // an FP8 cache's: a KV head's k scale multiplies its scores, its v scale its rows
 };
 
 // The rows of one task: query rows t0 + ti (key indices qi0 + ti) of one sequence, query heads
@@ -136,6 +137,7 @@ void SegmentPartial(const CpuKernelTable& kt, const T* kc, const T* vc, const At
                     const TaskRows& tr, int64_t first, int64_t last, int64_t seg_lo, int64_t seg_hi,
                     const TaskShape& sh, TaskScratch& ws, const Partial& p) {
   const int64_t d = sh.d, rows = tr.rows(), head_off = tr.kvh * d;
+  const float scale = sh.scale * internal::KvScaleOf(sh.kv.k, tr.kvh);
   ClearPartial(p, rows, d);
   const int64_t lo = std::max(first, seg_lo), hi = std::min(last, seg_hi);
   for (int64_t c0 = lo / kChunk * kChunk; c0 <= hi; c0 += kChunk) {
@@ -190,12 +192,12 @@ void SegmentPartial(const CpuKernelTable& kt, const T* kc, const T* vc, const At
         continue;
       }
       float mx = -INFINITY;
-      for (int64_t j = jb; j < je; ++j) mx = std::max(mx, sr[j] * sh.scale);
+      for (int64_t j = jb; j < je; ++j) mx = std::max(mx, sr[j] * scale);
       const float m_new = std::max(p.m[r], mx);
       ws.corr[r] = ExpOrZero(p.m[r] - m_new);  // 0 on the row's first chunk (m = -inf)
       float sum = 0.0f;
       for (int64_t j = 0; j < nk; ++j) {
-        const float e = (j >= jb && j < je) ? ExpOrZero(sr[j] * sh.scale - m_new) : 0.0f;
+        const float e = (j >= jb && j < je) ? ExpOrZero(sr[j] * scale - m_new) : 0.0f;
         sr[j] = e;
         sum += e;
       }
@@ -233,11 +235,12 @@ void MergeInto(const Partial& total, const Partial& part, int64_t rows, int64_t 
 // out rows of the task = o / l.
 void WriteRows(const Partial& p, const TaskRows& tr, const TaskShape& sh, float* out) {
   const int64_t d = sh.d, head0 = tr.kvh * sh.group + tr.h0;
+  const float v_scale = internal::KvScaleOf(sh.kv.v, tr.kvh);
   for (int64_t ti = 0; ti < tr.tokens; ++ti) {
     float* dst = out + ((tr.t0 + ti) * sh.heads + head0) * d;
     for (int64_t gi = 0; gi < tr.g; ++gi) {
       const int64_t r = ti * tr.g + gi;
-      const float inv = 1.0f / p.l[r];
+      const float inv = v_scale / p.l[r];
       for (int64_t i = 0; i < d; ++i) dst[gi * d + i] = p.o[r * d + i] * inv;
     }
   }
@@ -282,7 +285,7 @@ void AttendSegment(const CpuKernelTable& kt, const float* q, const T* kc, const 
 }  // namespace
 
 void KvCacheWrite(const ExecContext& ctx, const TensorView& k, const TensorView& v, const TensorView& slots,
-                  const TensorView& k_cache, const TensorView& v_cache) {
+                  const TensorView& k_cache, const TensorView& v_cache, const KvScales& scales) {
   internal::CheckDType(k, tensor::DType::kF32, "KvCacheWrite k");
   internal::CheckDType(v, tensor::DType::kF32, "KvCacheWrite v");
   internal::CheckDType(slots, tensor::DType::kI64, "KvCacheWrite slots");
@@ -305,9 +308,10 @@ void KvCacheWrite(const ExecContext& ctx, const TensorView& k, const TensorView&
       if (fp8) {
         uint8_t* kd = k_cache.As<uint8_t>() + sl[t] * row;
         uint8_t* vd = v_cache.As<uint8_t>() + sl[t] * row;
-        for (int64_t i = 0; i < row; ++i) {
-          kd[i] = tensor::FloatToE4M3(ks[i]);
-          vd[i] = tensor::FloatToE4M3(vs[i]);
+        const int64_t d = k_cache.shape[3];
+        for (int64_t i = 0; i < row; ++i) {  // e4m3(x / s): the scales as stored, divided (vLLM's x / scale)
+          kd[i] = tensor::FloatToE4M3(ks[i] / internal::KvScaleOf(scales.k, i / d));
+          vd[i] = tensor::FloatToE4M3(vs[i] / internal::KvScaleOf(scales.v, i / d));
         }
       } else if (bf16) {
         uint16_t* kd = k_cache.As<uint16_t>() + sl[t] * row;
@@ -326,7 +330,7 @@ void KvCacheWrite(const ExecContext& ctx, const TensorView& k, const TensorView&
 
 void PagedAttention(const ExecContext& ctx, const TensorView& q, const TensorView& k_cache,
                     const TensorView& v_cache, std::span<const AttentionSequence> sequences, int64_t window,
-                    float scale, const TensorView& out) {
+                    float scale, const TensorView& out, const KvScales& scales) {
   internal::CheckDType(q, tensor::DType::kF32, "PagedAttention q");
   internal::CheckDType(out, tensor::DType::kF32, "PagedAttention out");
   internal::CheckRank(q, 3, "PagedAttention q");
@@ -379,7 +383,7 @@ void PagedAttention(const ExecContext& ctx, const TensorView& q, const TensorVie
   }
   const bool bf16 = k_cache.dtype == tensor::DType::kBF16, fp8 = k_cache.dtype == tensor::DType::kF8E4M3;
   const CpuKernelTable& kt = CpuKernels();
-  const TaskShape sh{block_size, kv_heads * d, d, group, heads, scale};
+  const TaskShape sh{block_size, kv_heads * d, d, group, heads, scale, scales};
   const Run* run_list = runs.data();
   const int64_t threads = ctx.pool != nullptr ? ctx.pool->num_threads() : 1;
   const int64_t base_tasks = static_cast<int64_t>(runs.size()) * kv_heads;

@@ -21,9 +21,11 @@ void CheckCaches(const TensorView& k_cache, const TensorView& v_cache, const cha
   GEMMAD_CHECK(k_cache.shape == v_cache.shape && k_cache.dtype == v_cache.dtype, "{}: K/V caches differ", what);
 }
 
-// Keys [0, num_keys) of one sequence: [num_keys, nkv, d] f32; keys of freed blocks (-1) stay 0.
-std::vector<float> GatherKeys(const TensorView& cache, const AttentionSequence& s, int64_t num_keys) {
-  const int64_t bs = cache.shape[1], row = cache.shape[2] * cache.shape[3];
+// Keys [0, num_keys) of one sequence: [num_keys, nkv, d] f32, each KV head's times its scale (an
+// FP8 cache's KvScales); keys of freed blocks (-1) stay 0.
+std::vector<float> GatherKeys(const TensorView& cache, const AttentionSequence& s, int64_t num_keys,
+                              std::span<const float> scales) {
+  const int64_t bs = cache.shape[1], row = cache.shape[2] * cache.shape[3], d = cache.shape[3];
   std::vector<float> out(static_cast<size_t>(num_keys * row), 0.0f);
   for (int64_t j = 0; j < num_keys; ++j) {
     GEMMAD_CHECK(j / bs < s.block_table_size, "PagedAttention: key {} beyond the block table ({} blocks)", j,
@@ -32,7 +34,10 @@ std::vector<float> GatherKeys(const TensorView& cache, const AttentionSequence& 
     if (block < 0) continue;
     GEMMAD_CHECK(block < cache.shape[0], "PagedAttention: block {} of {}", block, cache.shape[0]);
     const int64_t at = (block * bs + j % bs) * row;
-    for (int64_t i = 0; i < row; ++i) out[static_cast<size_t>(j * row + i)] = internal::LoadAsFloat(cache.data, cache.dtype, at + i);
+    for (int64_t i = 0; i < row; ++i) {
+      out[static_cast<size_t>(j * row + i)] =
+          internal::LoadAsFloat(cache.data, cache.dtype, at + i) * internal::KvScaleOf(scales, i / d);
+    }
   }
   return out;
 }
@@ -40,7 +45,7 @@ std::vector<float> GatherKeys(const TensorView& cache, const AttentionSequence& 
 }  // namespace
 
 void KvCacheWrite(const ExecContext&, const TensorView& k, const TensorView& v, const TensorView& slots,
-                  const TensorView& k_cache, const TensorView& v_cache) {
+                  const TensorView& k_cache, const TensorView& v_cache, const KvScales& scales) {
   internal::CheckDType(k, DType::kF32, "KvCacheWrite k");
   internal::CheckDType(v, DType::kF32, "KvCacheWrite v");
   internal::CheckDType(slots, DType::kI64, "KvCacheWrite slots");
@@ -54,7 +59,9 @@ void KvCacheWrite(const ExecContext&, const TensorView& k, const TensorView& v, 
     if (slot < 0) continue;
     GEMMAD_CHECK(slot < num_slots, "KvCacheWrite: slot {} outside the cache ({} slots)", slot, num_slots);
     for (int64_t i = 0; i < row; ++i) {
-      const float kv[2] = {k.As<const float>()[t * row + i], v.As<const float>()[t * row + i]};
+      const int64_t h = i / k_cache.shape[3];
+      const float kv[2] = {k.As<const float>()[t * row + i] / internal::KvScaleOf(scales.k, h),
+                           v.As<const float>()[t * row + i] / internal::KvScaleOf(scales.v, h)};
       const TensorView* caches[2] = {&k_cache, &v_cache};
       for (int c = 0; c < 2; ++c) {
         if (k_cache.dtype == DType::kF8E4M3) {
@@ -70,7 +77,8 @@ void KvCacheWrite(const ExecContext&, const TensorView& k, const TensorView& v, 
 }
 
 void PagedAttention(const ExecContext&, const TensorView& q, const TensorView& k_cache, const TensorView& v_cache,
-                    std::span<const AttentionSequence> sequences, int64_t window, float scale, const TensorView& out) {
+                    std::span<const AttentionSequence> sequences, int64_t window, float scale, const TensorView& out,
+                    const KvScales& scales) {
   internal::CheckDType(q, DType::kF32, "PagedAttention q");
   internal::CheckDType(out, DType::kF32, "PagedAttention out");
   internal::CheckRank(q, 3, "PagedAttention q");
@@ -94,8 +102,8 @@ void PagedAttention(const ExecContext&, const TensorView& q, const TensorView& k
         num_keys = std::max(num_keys, s.key_end[i]);
       }
     }
-    const std::vector<float> keys = GatherKeys(k_cache, s, num_keys);
-    const std::vector<float> values = GatherKeys(v_cache, s, num_keys);
+    const std::vector<float> keys = GatherKeys(k_cache, s, num_keys, scales.k);
+    const std::vector<float> values = GatherKeys(v_cache, s, num_keys, scales.v);
     reference::Attention(q.As<const float>() + s.token_begin * nH * d, s.num_tokens, nH, keys.data(), values.data(),
                          num_keys, nkv, d, q_index.data(), s.key_end, window, scale,
                          out.As<float>() + s.token_begin * nH * d);
