@@ -52,6 +52,18 @@ MODELS = {
                ["lm_head", "re:.*router.*"], ["model.layers.0.self_attn.q_proj", "model.layers.0.mlp.down_proj"]),
 }
 
+# FP8 checkpoints with a static FP8 KV cache (quantization_config.kv_cache_scheme, spec §1.9): the
+# FP8 checkpoint above plus each KV-owning attention's k_scale / v_scale, calibrated as
+# llm-compressor's static min-max observer does (amax of the post-RoPE keys / values over the
+# goldens' prompts, / 448). compressed-tensors 0.20.1 cannot write these for Gemma 4 itself: it
+# hooks the KV cache only of attention modules whose forward takes `past_key_value(s)`, and
+# transformers 5.25's Gemma 4 attention takes `cache`. So the tensors are written directly (spec
+# §4.3, route B), per tensor on T1 (float32 [1]) and per KV head on T2 (bf16 [nkv, 1, 1]).
+KV_MODELS = {  # name: (the FP8 checkpoint it extends, kv_cache_scheme strategy, scale dtype)
+    "t1_fp8_kv": ("t1_fp8", "tensor", "float32"),
+    "t2_fp8_kvh": ("t2_fp8", "attn_head", "bfloat16"),
+}
+
 # Google's *-qat-mobile-ct layout (spec §3.3) on T1: static per-tensor int8 input and output
 # activations around every quantized Linear, int4 attention, int4 then int2 MLP layers, int8 PLE
 # gates/projections stored int-quantized (plain int8 tensors), each scheme its own group (global
@@ -173,6 +185,87 @@ def write_mobile_checkpoint(src, prompts, out_dir):
         shutil.copy(os.path.join(src, "generation_config.json"), out_dir)
 
 
+def fp8_kv(x, s):
+    """An FP8 KV cache's round trip in fp32: e4m3(clamp(x / s, ±448)) · s (vLLM's write, then read)."""
+    import torch
+
+    return torch.clamp(x / s, -448.0, 448.0).to(torch.float8_e4m3fn).float() * s
+
+
+def kv_cache_class():
+    """A DynamicCache that records the amax of each layer's post-RoPE keys and values per KV head
+    (record) or stores them through FP8 with per-layer scales (scales: {layer: (k [nkv], v [nkv])}).
+    Gemma 4's KV-shared layers never call update: they read their donor's stored states."""
+    import torch
+    from transformers import DynamicCache
+
+    class Fp8KvCache(DynamicCache):
+        def __init__(self, config, scales=None, record=None):
+            super().__init__(config=config)
+            self.fp8_scales, self.record = scales, record
+
+        def update(self, key_states, value_states, layer_idx, *args, **kwargs):
+            if self.record is not None:  # [batch, nkv, tokens, d]
+                amax = self.record.setdefault(layer_idx, [torch.zeros(key_states.shape[1])] * 2)
+                amax[0] = torch.maximum(amax[0], key_states.abs().amax(dim=(0, 2, 3)).float())
+                amax[1] = torch.maximum(amax[1], value_states.abs().amax(dim=(0, 2, 3)).float())
+            if self.fp8_scales is not None:
+                ks, vs = self.fp8_scales[layer_idx]
+                key_states = fp8_kv(key_states, ks.view(1, -1, 1, 1))
+                value_states = fp8_kv(value_states, vs.view(1, -1, 1, 1))
+            return super().update(key_states, value_states, layer_idx, *args, **kwargs)
+
+    return Fp8KvCache
+
+
+def write_kv_checkpoint(src_dir, bf16_dir, prompts, strategy, scale_dtype, out_dir):
+    """src_dir (an FP8 checkpoint) plus kv_cache_scheme and the scales calibrated on bf16_dir's model."""
+    import safetensors.torch
+    import torch
+    import transformers
+
+    model = transformers.AutoModelForCausalLM.from_pretrained(bf16_dir, dtype=torch.float32)
+    record = {}
+    with torch.no_grad():
+        for p in prompts:
+            cache = kv_cache_class()(model.config, record=record)
+            model(input_ids=torch.tensor([p["token_ids"]]), past_key_values=cache, use_cache=True)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    shutil.copytree(src_dir, out_dir)
+    tensors = safetensors.torch.load_file(os.path.join(out_dir, "model.safetensors"))
+    anchor = "0.self_attn.q_proj.weight"
+    prefix = next(k for k in tensors if k.endswith("layers." + anchor))[: -len(anchor)]
+    dtype = getattr(torch, scale_dtype)
+    for layer, (k_amax, v_amax) in sorted(record.items()):
+        for name, amax in (("k_scale", k_amax), ("v_scale", v_amax)):
+            s = (amax.max().reshape(1) if strategy == "tensor" else amax.reshape(-1, 1, 1)) / 448.0
+            tensors[f"{prefix}{layer}.self_attn.{name}"] = s.to(dtype)
+    safetensors.torch.save_file(tensors, os.path.join(out_dir, "model.safetensors"), metadata={"format": "pt"})
+    with open(os.path.join(out_dir, "config.json"), encoding="utf-8") as f:
+        config = json.load(f)
+    config["quantization_config"]["kv_cache_scheme"] = {
+        "num_bits": 8, "type": "float", "symmetric": True, "strategy": strategy, "dynamic": False,
+        "group_size": None, "block_structure": None, "actorder": None, "observer": "minmax", "observer_kwargs": {}}
+    with open(os.path.join(out_dir, "config.json"), "w", encoding="utf-8") as f:
+        json.dump(config, f, indent=2, sort_keys=True)
+
+
+def kv_scales_of(out_dir):
+    """{layer: (k scales, v scales)} as float32 [nkv or 1] from the checkpoint, or None without."""
+    import re
+
+    import safetensors
+
+    out = {}
+    with safetensors.safe_open(os.path.join(out_dir, "model.safetensors"), "pt") as f:
+        for key in f.keys():
+            m = re.search(r"layers\.(\d+)\.self_attn\.(k|v)_scale$", key)
+            if m:
+                pair = out.setdefault(int(m.group(1)), [None, None])
+                pair[0 if m.group(2) == "k" else 1] = f.get_tensor(key).float().reshape(-1)
+    return out or None
+
+
 def act_quant_modules(out_dir):
     """{module: (input scale, output scale)} of the checkpoint's static activation scales (0 = none)."""
     import safetensors
@@ -239,7 +332,8 @@ def reference(out_dir, prompts, weight_modules, out_stem):
         writer.add("weights." + name, w.clone())
     # A fresh float32 model holding exactly the decompressed weights (transformers refuses .float() on a
     # quantized model).
-    qparams = (".weight_scale", ".weight_shape", ".weight_zero_point", ".weight_g_idx", ".input_scale", ".output_scale")
+    qparams = (".weight_scale", ".weight_shape", ".weight_zero_point", ".weight_g_idx", ".input_scale", ".output_scale",
+               ".k_scale", ".v_scale")
     state = {k: v.float() for k, v in model.state_dict().items() if not k.endswith(qparams)}
     config = model.config
     if hasattr(config, "quantization_config"):
@@ -255,11 +349,16 @@ def reference(out_dir, prompts, weight_modules, out_stem):
         modules[name].register_forward_pre_hook(
             lambda _m, args, s=s_in: (fake_quant_int8(args[0], s),) + tuple(args[1:]))
         modules[name].register_forward_hook(lambda _m, _args, out, s=s_out: fake_quant_int8(out, s))
+    kv_scales = kv_scales_of(out_dir)  # a static FP8 KV cache: keys and values through e4m3 with them
     meta = []
     with torch.no_grad():
         for p in prompts:
             ids = torch.tensor([p["token_ids"]], dtype=torch.long)
-            logits = model(input_ids=ids, use_cache=False).logits[0].float()
+            if kv_scales is None:
+                logits = model(input_ids=ids, use_cache=False).logits[0].float()
+            else:
+                cache = kv_cache_class()(model.config, scales=kv_scales)
+                logits = model(input_ids=ids, past_key_values=cache, use_cache=True).logits[0].float()
             writer.add(p["name"] + ".prefill_logits", logits)
             meta.append({"name": p["name"], "token_ids": p["token_ids"]})
     import compressed_tensors
@@ -281,6 +380,13 @@ def main():
         write_checkpoint(src, weights_args, ignore, out_dir)
         reference(out_dir, golden_prompts(src), weight_modules, os.path.join(out_root, name + ".logits"))
         print(f"wrote {out_dir}")
+    for name, (base, strategy, scale_dtype) in KV_MODELS.items():
+        ckpt, _, _, weight_modules = MODELS[base]
+        src = os.path.join(args.out, ckpt)
+        out_dir = os.path.join(out_root, name)
+        write_kv_checkpoint(os.path.join(out_root, base), src, golden_prompts(src), strategy, scale_dtype, out_dir)
+        reference(out_dir, golden_prompts(src), weight_modules, os.path.join(out_root, name + ".logits"))
+        print(f"wrote {out_dir}")
     src = os.path.join(args.out, "gemma4/t1")
     out_dir = os.path.join(out_root, "t1_mobile")
     write_mobile_checkpoint(src, golden_prompts(src), out_dir)
@@ -295,6 +401,8 @@ def main():
                      "transformers": transformers.__version__, "compressed_tensors": compressed_tensors.__version__},
         "models": {name: {"checkpoint": ckpt, "weights": w, "ignore": ig} for name, (ckpt, w, ig, _) in MODELS.items()},
         "mobile": {"checkpoint": "gemma4/t1", "groups": [[g[0], g[1], g[2], g[3], g[4]] for g in MOBILE_GROUPS]},
+        "kv_cache": {name: {"extends": b, "strategy": st, "scale_dtype": dt}
+                     for name, (b, st, dt) in KV_MODELS.items()},
     })
 
 

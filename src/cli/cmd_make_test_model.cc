@@ -33,16 +33,20 @@ using model::gemma4::RandomCheckpointOptions;
 constexpr char kUsage[] =
     "usage: gemmad make-test-model OUT_DIR --preset t1|t2|t3|g1|e2e|e2b|e4b|26b|31b [--dtype bf16|f32|f16]\n"
     "       [--seed N] [--shards N] [--prefix text|multimodal] [--tokenizer-dir DIR]\n"
-    "       [--unused-kv-tensors|--no-unused-kv-tensors] [--weight-format dense|w4a16|fp8|mobile] [--force]\n"
+    "       [--unused-kv-tensors|--no-unused-kv-tensors] [--weight-format dense|w4a16|fp8|mobile]\n"
+    "       [--kv-cache-scheme tensor|attn_head] [--force]\n"
     "  --weight-format w4a16: the text Linears as compressed-tensors int4 symmetric groups of 32 (the layout of\n"
     "  Google's *-qat-w4a16-ct checkpoints); fp8: as FP8 E4M3 per channel with dynamic per-token FP8\n"
     "  activations (RedHat's *-FP8-dynamic); mobile: Google's *-qat-mobile-ct mix (int2/int4/int8 per channel,\n"
     "  static int8 activations, int2 embeddings); all quantized from this seed's dense values, the rest in --dtype.\n"
+    "  --kv-cache-scheme (with a quantized --weight-format): a static FP8 KV cache scheme, each attention's\n"
+    "  k_scale / v_scale per tensor or per KV head (compressed-tensors kv_cache_scheme).\n"
     "       gemmad make-test-model OUT_DIR --assistant-for TARGET_DIR [--dtype bf16|f32] [--seed N]\n"
     "  a random Gemma 4 assistant (MTP drafter, model_type gemma4_assistant) that fits the target checkpoint.\n";
 
 struct Args {
   std::string out_dir, preset, dtype = "bf16", prefix, tokenizer_dir, weight_format = "dense", assistant_for;
+  std::string kv_cache_scheme;
   uint64_t seed = 0;
   int shards = 1;
   int unused_kv = -1;  // -1: the preset's default
@@ -72,13 +76,14 @@ std::string ParseArgs(const std::vector<std::string>& args, Args* a) {
     std::string v;
     uint64_t n = 0;
     if (f == "--preset" || f == "--dtype" || f == "--prefix" || f == "--tokenizer-dir" || f == "--weight-format" ||
-        f == "--assistant-for") {
+        f == "--assistant-for" || f == "--kv-cache-scheme") {
       if (!value(&v)) return f + " needs a value";
       (f == "--preset"          ? a->preset
        : f == "--dtype"         ? a->dtype
        : f == "--prefix"        ? a->prefix
        : f == "--weight-format" ? a->weight_format
        : f == "--assistant-for" ? a->assistant_for
+       : f == "--kv-cache-scheme" ? a->kv_cache_scheme
                                 : a->tokenizer_dir) = v;
     } else if (f == "--seed" || f == "--shards") {
       if (!value(&v) || !ParseUint(v, f == "--seed" ? UINT64_MAX : 100000, &n)) return f + " needs a non-negative integer";
@@ -165,6 +170,13 @@ int Run(const std::vector<std::string>& argv) {
   if (a.weight_format != "dense" && a.weight_format != "w4a16" && a.weight_format != "fp8" && a.weight_format != "mobile") {
     return Usage("--weight-format must be dense, w4a16, fp8 or mobile");
   }
+  if (!a.kv_cache_scheme.empty() && a.kv_cache_scheme != "tensor" && a.kv_cache_scheme != "attn_head") {
+    return Usage("--kv-cache-scheme must be tensor or attn_head");
+  }
+  if (!a.kv_cache_scheme.empty() && a.weight_format == "dense") {
+    return Usage("--kv-cache-scheme needs a quantized --weight-format (w4a16, fp8 or mobile)");
+  }
+  o.kv_cache_scheme = a.kv_cache_scheme;
   o.dtype = *dtype;
   o.ct_format = a.weight_format == "w4a16" ? model::gemma4::CtWeightFormat::kW4A16
                 : a.weight_format == "fp8"    ? model::gemma4::CtWeightFormat::kFp8Dynamic

@@ -22,11 +22,12 @@ constexpr FlagSpec kFlags[] = {
      "KV cache budget in bytes (e.g. 8G).", kYes, {}, {},
      "unit ServeOptionsTest, e2e test_preemption_under_tight_kv"},
     {"kv-cache-dtype", kString, "auto",
-     "KV cache dtype. auto: the compute dtype (--dtype); fp8/fp8_e4m3: FP8 E4M3 with a scale of 1.0 (vLLM's "
-     "default without checkpoint scales), half the bytes of bfloat16; float16: bfloat16, with a warning (no f16 KV "
-     "path on the CPU); fp8_e5m2, fp8_inc, fp8_ds_mla: refused (not on the CPU backend).",
+     "KV cache dtype. auto: the compute dtype (--dtype), or FP8 E4M3 with the checkpoint's scales when it has a "
+     "compressed-tensors kv_cache_scheme (vLLM's choice); fp8/fp8_e4m3: FP8 E4M3 with those scales, or a scale of "
+     "1.0 (vLLM's default without checkpoint scales), half the bytes of bfloat16; float16: bfloat16, with a warning "
+     "(no f16 KV path on the CPU); fp8_e5m2, fp8_inc, fp8_ds_mla: refused (not on the CPU backend).",
      kYes, "auto|float16|bfloat16|fp8|fp8_e4m3|fp8_e5m2|fp8_inc|fp8_ds_mla", {},
-     "unit ServeOptionsTest, golden KvFp8, e2e test_kv_cache_fp8"},
+     "unit ServeOptionsTest, golden KvFp8, golden CtGolden, e2e test_kv_cache_fp8, e2e test_compressed_tensors"},
     {"gpu-memory-utilization", kFloat, "0.92", "GPU only (gemmad has no GPU backend; the CPU KV budget is --kv-cache-memory-bytes): fraction of GPU memory for weights and KV.",
      kNotYet, {}, {}, "e2e test_seeds"},
     {"swap-space", kFloat, "4", "GPU only (no GPU backend): CPU swap space per GPU in GiB.", kNotYet},

@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "io/huge_page_buffer.h"
 #include "model/ct_config.h"
+#include "model/ct_kv_scales.h"
 #include "tensor/ct_pack.h"
 #include "tensor/half.h"
 #include "tensor/quant_blocks.h"
@@ -66,9 +67,7 @@ class CtSource final : public WeightSource {
     if (!parsed.ok()) return parsed.status().WithPrefix(s->base_->config_label());
     s->config_ = std::move(parsed).value();
     if (s->config_.kv_cache_scheme) {
-      return UnimplementedError(fmt::format("{}: quantization_config.kv_cache_scheme ({}: per-layer FP8 KV scales) is not "
-                                            "supported yet; --kv-cache-dtype fp8 runs with a scale of 1.0",
-                                            s->base_->config_label(), s->config_.kv_cache_scheme->ToString()));
+      GEMMAD_ASSIGN_OR_RETURN(s->kv_scales_, ReadCtKvScales(*s->config_.kv_cache_scheme, *s->base_, &s->hidden_));
     }
     GEMMAD_RETURN_IF_ERROR(s->Plan(options));
     GEMMAD_RETURN_IF_ERROR(s->Fill());
@@ -93,6 +92,7 @@ class CtSource final : public WeightSource {
   }
   std::vector<std::string> files() const override { return base_->files(); }
   const TokenizerHints& tokenizer_hints() const override { return base_->tokenizer_hints(); }
+  std::optional<std::vector<KvCacheScales>> kv_cache_scales() const override { return kv_scales_; }
   std::vector<ActivationQuant> activation_quant() const override {
     std::vector<ActivationQuant> out;
     for (const Module& m : modules_) {
@@ -311,6 +311,7 @@ class CtSource final : public WeightSource {
     std::set<std::string, std::less<>> names, planned;
     for (const Module& m : modules_) planned.insert(m.name);
     for (const std::string& n : base_->tensor_names()) {
+      if (hidden_.contains(n)) continue;  // the KV cache scales (ReadCtKvScales)
       if (EndsWithAny(n, {kPacked, kScale, kShape, kZeroPoint, kGIdx, kInputScale, kOutputScale})) {
         const std::string module = n.substr(0, n.rfind('.'));
         if (!planned.contains(module)) {
@@ -466,6 +467,7 @@ class CtSource final : public WeightSource {
   io::HugePageBuffer arena_;
   std::vector<std::string> names_;
   std::set<std::string, std::less<>> hidden_;
+  std::optional<std::vector<KvCacheScales>> kv_scales_;  // set when the config has a kv_cache_scheme
   std::map<std::string, TensorView, std::less<>> views_;
   std::map<std::string, WeightInfo, std::less<>> info_;
 };

@@ -17,7 +17,8 @@
 // The packed tensors themselves (weight_packed, weight_scale, weight_shape, weight_zero_point)
 // (and FP8 weight scales) are not listed. Schemes gemmad cannot run yet (int8 or static activations,
 // FP8 weights without dynamic per-token activations, int-quantized weights, block and microscale
-// formats, activation ordering) are one-line load errors naming the module.
+// formats, activation ordering) are one-line load errors naming the module. A kv_cache_scheme's
+// k_scale / v_scale / q_scale tensors are not listed either: kv_cache_scales() holds them.
 #pragma once
 
 #include <memory>

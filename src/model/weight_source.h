@@ -36,6 +36,14 @@ struct ActivationQuant {
   float input_scale = 0.0f, output_scale = 0.0f;
 };
 
+// A checkpoint's static FP8 KV cache scales (compressed-tensors kv_cache_scheme, spec §1.9): per
+// attention module ("model.language_model.layers.3.self_attn"), one value (strategy tensor) or one
+// per KV head (attn_head) for K and for V. The cache then stores e4m3(x / s) and reads e4m3 · s.
+struct KvCacheScales {
+  std::string attention;
+  std::vector<float> k, v;
+};
+
 // What the tokenizer and the chat template are loaded from, when the checkpoint ships them.
 struct TokenizerHints {
   std::string tokenizer_dir;                 // holds tokenizer.json ("" when the source has none)
@@ -63,6 +71,8 @@ class WeightSource {
   virtual const TokenizerHints& tokenizer_hints() const = 0;
   // The Linears whose activations the checkpoint quantizes statically (none for most sources).
   virtual std::vector<ActivationQuant> activation_quant() const { return {}; }
+  // The checkpoint's KV cache scales, when its config declares them (nullopt: it does not).
+  virtual std::optional<std::vector<KvCacheScales>> kv_cache_scales() const { return std::nullopt; }
 };
 
 }  // namespace gemmad::model

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "model/gemma4/kv_scales.h"
+
 namespace gemmad::runner {
 
 MtpDrafter::MtpDrafter(std::unique_ptr<model::gemma4::Assistant> assistant, const model::gemma4::Model& target,
@@ -29,6 +31,7 @@ Result<std::vector<int32_t>> MtpDrafter::Propose(const kernels::ExecContext& exe
     for (kv::BlockId b : s.block_tables[static_cast<size_t>(group)]) tables[t].push_back(b == kv::kNullBlock ? -1 : b - 1);
     donors[t].k_cache = cache.k(layers[t]);
     donors[t].v_cache = cache.v(layers[t]);
+    donors[t].scales = model::gemma4::KvScalesFor(target_.weights(), spec, layers[t], cache.k(layers[t]).dtype);
     donors[t].block_table = tables[t].data();
     donors[t].block_table_size = static_cast<int64_t>(tables[t].size());
     donors[t].last_key = p - 1;

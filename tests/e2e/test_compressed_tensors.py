@@ -10,6 +10,7 @@ with the quantization_config in config.json, and answer the openai client. Aroun
 load errors naming the file and the module. (Numerics against transformers: tests/model/ct_golden_test.cc.)"""
 import json
 import os
+import re
 import shutil
 import subprocess
 
@@ -178,6 +179,15 @@ BROKEN = [
      "has packed weights but the quantization_config gives it no weight scheme"),
     ("bad_regex", lambda q: q["ignore"].append("re:(("), None, "is not a valid regular expression"),
     ("scale_shape", None, lambda s, d: flatten_scale(s, d), "weight_scale is [128]"),
+    ("kv_scheme_int", lambda q: q.update(kv_cache_scheme={"num_bits": 8, "type": "int", "symmetric": True,
+                                                          "strategy": "tensor", "dynamic": False}), None,
+     "only num_bits=8 and type=float are supported for the KV cache"),
+    ("kv_scheme_dynamic", lambda q: q.update(kv_cache_scheme={"num_bits": 8, "type": "float", "symmetric": True,
+                                                              "strategy": "token", "dynamic": True}), None,
+     "only static symmetric scales per tensor or per attention head"),
+    ("kv_scales_missing", lambda q: q.update(kv_cache_scheme={"num_bits": 8, "type": "float", "symmetric": True,
+                                                              "strategy": "tensor", "dynamic": False}), None,
+     "has no k_scale / v_scale"),
 ]
 
 
@@ -187,6 +197,75 @@ def test_malformed_checkpoints_are_one_line_errors(tmp_path, name, edit_config, 
     out = subprocess.run([e2e.BIN, "serve", d, "--port", str(e2e.free_port())], capture_output=True, text=True,
                          timeout=120)
     assert out.returncode != 0
-    errors = [l for l in out.stderr.splitlines() if l.startswith("gemmad serve: error:")]
+    # The source's checks end in a usage line; the checkpoint's against config.json (KV scales per layer) in the
+    # one ERROR line of a model that does not load.
+    errors = [l for l in out.stderr.splitlines() if l.startswith("gemmad serve: error:") or l.startswith("ERROR")]
     assert len(errors) == 1, out.stderr
     assert needle in errors[0] and "config.json" in errors[0], errors[0]
+
+
+def kv_scales_dir(strategy):
+    return e2e.generated_model("e2e_fp8_kv_" + strategy, ["--preset", "e2e", "--weight-format", "fp8",
+                                                          "--kv-cache-scheme", strategy])
+
+
+def first_answer(args):
+    """(KV groups' dtypes from the startup log, the greedy answer's log-probabilities)."""
+    with e2e.Server(args, name="ct-kv") as s:
+        log = s.log()
+        dtypes = set(re.findall(r"KV group .+?: \d+ blocks of \d+ tokens \([\d.]+ MiB, (\w+)\)", log))
+        client = s.client()
+        r = client.chat.completions.create(model=args[0], messages=[{"role": "user", "content": "Hello there!"}],
+                                           max_tokens=16, temperature=0, logprobs=True)
+        assert r.usage.completion_tokens > 0, r
+        return dtypes, [t.logprob for t in r.choices[0].logprobs.content], log
+
+
+@pytest.mark.parametrize("strategy", ["tensor", "attn_head"])
+def test_checkpoint_kv_cache_scales_choose_and_scale_the_fp8_cache(strategy):
+    """A kv_cache_scheme checkpoint (static FP8 KV scales per tensor or per KV head): with --kv-cache-dtype auto the
+    cache is FP8 E4M3 (vLLM's choice for such a checkpoint) and `fp8` gives the very same answer; `bfloat16` keeps a
+    bf16 cache, the scales unused, and the answer moves."""
+    d = kv_scales_dir(strategy)
+    auto_dtypes, auto_lp, log = first_answer([d])
+    assert auto_dtypes == {"F8_E4M3"}, auto_dtypes
+    assert "static FP8 KV cache scales" in log, log
+    fp8_dtypes, fp8_lp, _ = first_answer([d, "--kv-cache-dtype", "fp8"])
+    assert fp8_dtypes == {"F8_E4M3"} and fp8_lp == auto_lp
+    bf16_dtypes, bf16_lp, _ = first_answer([d, "--kv-cache-dtype", "bfloat16"])
+    assert bf16_dtypes == {"BF16"}, bf16_dtypes
+    assert bf16_lp != auto_lp
+    assert abs(bf16_lp[0] - auto_lp[0]) < 1.0, (bf16_lp[0], auto_lp[0])  # the same model, another KV rounding
+
+
+def test_per_head_kv_scales_split_across_ranks():
+    """-tp 2 splits the KV heads, and with them the per-head KV scales: the same greedy answer as one process. The
+    ranks' all-reduced residual differs from one process's in the last bits, and a key or value near an E4M3 rounding
+    boundary then takes the other step (6 % of that element), so log-probabilities agree to about 1e-2 here, where a
+    bf16 cache agrees to 1e-3 (test_tensor_parallel.py). Which head got which scale: tp_parity_test.cc."""
+    d = kv_scales_dir("attn_head")
+    answers = []
+    for extra in ([], ["-tp", "2"]):
+        with e2e.Server([d] + extra, name="ct-kv-tp") as s:
+            r = s.client().completions.create(model=d, prompt="Hello there, how are", max_tokens=12, temperature=0,
+                                              logprobs=1)
+            answers.append((r.choices[0].text, r.choices[0].logprobs.token_logprobs))
+    (text_a, lp_a), (text_b, lp_b) = answers
+    assert text_a == text_b
+    assert max(abs(x - y) for x, y in zip(lp_a, lp_b)) < 2e-2, (lp_a, lp_b)
+
+
+def test_mtp_drafts_over_the_scaled_fp8_cache_and_change_nothing():
+    """The MTP assistant attends over the target's FP8 cache with the target's per-head scales: greedy output
+    with speculation is the output without it, and drafts are made and checked."""
+    target = kv_scales_dir("attn_head")
+    assistant = e2e.generated_model("e2e_assistant_fp8_kv", ["--assistant-for", target, "--seed", "1"])
+    config = json.dumps({"method": "mtp", "model": assistant, "num_speculative_tokens": 2})
+    kw = dict(prompt="Hello there, how are", max_tokens=24, temperature=0, logprobs=1)
+    with e2e.Server([target], name="ct-kv-plain") as s:
+        a = s.client().completions.create(model=target, **kw).choices[0]
+    with e2e.Server([target, "--speculative-config", config], name="ct-kv-mtp") as s:
+        b = s.client().completions.create(model=target, **kw).choices[0]
+        assert s.metric("vllm:spec_decode_num_draft_tokens_total") > 0
+    assert b.text == a.text
+    assert max(abs(x - y) for x, y in zip(a.logprobs.token_logprobs, b.logprobs.token_logprobs)) < 1e-3

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -72,14 +73,29 @@ std::shared_ptr<const WeightSource> OpenOrDie(const std::string& name, bool dequ
   return s.ok() ? std::shared_ptr<const WeightSource>(std::move(s).value()) : nullptr;
 }
 
-std::vector<float> Prefill(Model& m, const std::vector<int64_t>& ids) {
-  SequenceRunner r(m, 16, 8, {});
+std::vector<float> Prefill(Model& m, const std::vector<int64_t>& ids,
+                           std::optional<tensor::DType> kv_dtype = std::nullopt) {
+  SequenceRunner r(m, 16, 8, {}, kv_dtype);
   return r.Step(0, std::vector<int32_t>(ids.begin(), ids.end()), true, nullptr);
+}
+
+// The same rows, the first half of the prompt as one step and then one token a step (the decode
+// path: every earlier key read back from the cache).
+std::vector<float> PrefillThenDecode(Model& m, const std::vector<int64_t>& ids) {
+  SequenceRunner r(m, 16, 8, {});
+  const size_t half = ids.size() / 2;
+  std::vector<float> out = r.Step(0, std::vector<int32_t>(ids.begin(), ids.begin() + half), true, nullptr);
+  for (size_t i = half; i < ids.size(); ++i) {
+    const std::vector<float> row = r.Step(0, {static_cast<int32_t>(ids[i])}, true, nullptr);
+    out.insert(out.end(), row.begin(), row.end());
+  }
+  return out;
 }
 
 class CtGolden : public ::testing::TestWithParam<std::string> {
  protected:
-  bool fp8() const { return GetParam().ends_with("_fp8"); }
+  bool fp8() const { return GetParam().find("_fp8") != std::string::npos; }
+  bool kv() const { return GetParam().find("_kv") != std::string::npos; }  // a static FP8 KV cache
   bool mobile() const { return GetParam().ends_with("_mobile"); }
 };
 
@@ -205,6 +221,8 @@ TEST_P(CtQuantizedActivationsGolden, GivesVllmsNumerics) {
   if (mobile()) {
     EXPECT_GT(src->activation_quant().size(), 20u);
   }
+  EXPECT_EQ(src->kv_cache_scales().has_value(), kv());
+  EXPECT_EQ(src->Info("model.layers.0.self_attn.k_scale"), nullptr);  // read as the KV scales, not listed
   const ModelOptions f32{.compute_dtype = tensor::DType::kF32};
   auto model = Model::Load(src, f32);
   ASSERT_TRUE(model.ok()) << model.status().ToString();
@@ -225,13 +243,27 @@ TEST_P(CtQuantizedActivationsGolden, GivesVllmsNumerics) {
                 name.c_str(), p.name.c_str(), s.max_abs, s.mean_abs, kl, top1, lossy.mean_abs);
     EXPECT_GT(lossy.mean_abs, 10 * s.mean_abs);  // far closer to the FP8 reference than to the originals
     EXPECT_LE(kl, 1e-4);  // measured 5.5e-14 to 1.9e-6 (T1: a few activations flip an E4M3 step)
+    if (!kv()) continue;
+    // A static FP8 KV cache: auto chose it (vLLM's rule for a kv_cache_scheme), and it is what
+    // brings gemmad to the reference: the same weights with an f32 cache are much farther off.
+    EXPECT_EQ((*model)->default_kv_dtype(), tensor::DType::kF8E4M3);
+    const std::vector<float> f32_cache = Prefill(**model, p.token_ids, tensor::DType::kF32);
+    const auto no_kv = testing::Compare(f32_cache.data(), want.data(), T, V);
+    const std::vector<float> stepped = PrefillThenDecode(**model, p.token_ids);
+    const auto step = testing::Compare(stepped.data(), want.data(), T, V);
+    std::printf("[ct] %s %s: f32 KV cache vs the FP8-KV reference mean abs %.2e; prefill then decode %.2e\n",
+                name.c_str(), p.name.c_str(), no_kv.mean_abs, step.mean_abs);
+    EXPECT_GT(no_kv.mean_abs, 10 * s.mean_abs);
+    EXPECT_LE(step.mean_abs, 2 * s.mean_abs + 1e-6);
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Checkpoints, CtGolden,
-                         ::testing::Values("t1_w4a16", "t2_w4a16", "t1_fp8", "t2_fp8", "t1_mobile"));
+                         ::testing::Values("t1_w4a16", "t2_w4a16", "t1_fp8", "t2_fp8", "t1_mobile", "t1_fp8_kv",
+                                           "t2_fp8_kvh"));
 INSTANTIATE_TEST_SUITE_P(Checkpoints, CtWeightOnlyGolden, ::testing::Values("t1_w4a16", "t2_w4a16"));
-INSTANTIATE_TEST_SUITE_P(Checkpoints, CtQuantizedActivationsGolden, ::testing::Values("t1_fp8", "t2_fp8", "t1_mobile"));
+INSTANTIATE_TEST_SUITE_P(Checkpoints, CtQuantizedActivationsGolden,
+                         ::testing::Values("t1_fp8", "t2_fp8", "t1_mobile", "t1_fp8_kv", "t2_fp8_kvh"));
 
 }  // namespace
 }  // namespace gemmad::model::gemma4

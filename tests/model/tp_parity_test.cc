@@ -190,6 +190,41 @@ TEST(TpShardTest, StaticActivationScalesAreAOneLineLoadError) {
       << m.status().message();
 }
 
+// A checkpoint's per-KV-head FP8 KV scales (t2_fp8_kvh: two KV heads on every layer) go with their
+// heads: each rank holds the scales of the heads it holds.
+TEST(TpShardTest, PerHeadKvScalesFollowTheirHeads) {
+  const std::string dir = std::string(GEMMAD_SOURCE_DIR) + "/tests/golden/ct/t2_fp8_kvh";
+  auto whole = LoadModel(dir);
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  std::vector<std::unique_ptr<dist::Communicator>> group = dist::MakeInprocGroup(2);
+  std::vector<std::unique_ptr<Model>> ranks;
+  for (int r = 0; r < 2; ++r) {
+    auto m = LoadModel(dir, std::shared_ptr<dist::Communicator>(std::move(group[static_cast<size_t>(r)])));
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    ranks.push_back(std::move(m).value());
+  }
+  std::thread worker([&] { EXPECT_TRUE(ranks[1]->ServeTensorParallelWorker({}).ok()); });
+  const auto& wl = (*whole)->weights().layers;
+  int split_layers = 0;
+  for (size_t l = 0; l < wl.size(); ++l) {
+    const size_t heads = wl[l].k_scale.size();  // 2 on sliding layers; the full layers' one head is replicated
+    ASSERT_TRUE(heads == 1 || heads == 2) << l;
+    if (heads == 2) {
+      // Calibrated per head (bf16: layer 1's two k scales round to the same value, its v scales differ).
+      ASSERT_TRUE(wl[l].k_scale[0] != wl[l].k_scale[1] || wl[l].v_scale[0] != wl[l].v_scale[1]) << l;
+      ++split_layers;
+    }
+    for (size_t r = 0; r < 2; ++r) {
+      const LayerWeights& got = ranks[r]->weights().layers[l];
+      EXPECT_EQ(got.k_scale, std::vector<float>{wl[l].k_scale[heads == 2 ? r : 0]}) << l << " rank " << r;
+      EXPECT_EQ(got.v_scale, std::vector<float>{wl[l].v_scale[heads == 2 ? r : 0]}) << l << " rank " << r;
+    }
+  }
+  EXPECT_EQ(split_layers, 4);
+  ranks[0]->StopTensorParallelWorkers();
+  worker.join();
+}
+
 TEST(TpShardTest, SizesThatDoNotDivideAreRefused) {
   auto preset = FindPreset("t1");
   ASSERT_TRUE(preset.ok());

@@ -176,7 +176,7 @@ Status Assistant::DraftStep(const kernels::ExecContext& exec, std::span<const fl
     seq.block_table = kv.block_table;
     seq.block_table_size = kv.block_table_size;
     kernels::PagedAttention(exec, F32(q.data(), {1, nH, d}), kv.k_cache, kv.v_cache, std::span(&seq, 1), kv.window,
-                            static_cast<float>(c.attention_scale), F32(attn.data(), {1, nH, d}));
+                            static_cast<float>(c.attention_scale), F32(attn.data(), {1, nH, d}), kv.scales);
     kernels::Linear(exec, F32(attn.data(), {1, nH * d}), L.o_proj, ov);
     kernels::RmsNorm(exec, ov, L.post_attention_norm, ov, eps);
     kernels::Add(exec, xv, ov, xv);

@@ -13,6 +13,7 @@
 
 #include "base/result.h"
 #include "kernels/context.h"
+#include "kernels/ops.h"
 #include "model/gemma4/assistant_config.h"
 #include "model/weight_source.h"
 #include "tensor/tensor_view.h"
@@ -25,6 +26,7 @@ namespace gemmad::model::gemma4 {
 // (transformers' assistant mask: the W + 1 most recent rows).
 struct DonorKv {
   tensor::TensorView k_cache, v_cache;  // [num_blocks, block_size, nkv, d] f32|bf16 (|fp8 as the cache is)
+  kernels::KvScales scales;              // the target's, for its FP8 cache (gemma4/kv_scales.h)
   const int32_t* block_table = nullptr;  // logical block -> physical block (-1: freed)
   int64_t block_table_size = 0;
   int64_t last_key = 0;

@@ -1,11 +1,12 @@
 // Attention block of one layer (text-model.md §4, §5): input norm, Q (+ K, V on KV-owning
 // layers) projections, per-head q/k norms and (Gemma 4) weightless v norm, RoPE, paged KV write,
 // causal (sliding-window) attention with scale Config::attention_scale (Gemma 4 1.0, Gemma 3
-// query_pre_attn_scalar^-0.5) over the layer's own or its donor's cache, o_proj, post-attention
-// norm, residual add.
+// query_pre_attn_scalar^-0.5) over the layer's own or its donor's cache (an FP8 cache with the
+// checkpoint's KV scales of the layer that owns it), o_proj, post-attention norm, residual add.
 #include <span>
 
 #include "kernels/ops.h"
+#include "model/gemma4/kv_scales.h"
 #include "model/gemma4/view_helpers.h"
 #include "model/gemma4/layer_blocks.h"
 
@@ -53,6 +54,7 @@ void AttentionBlock(const LayerContext& lc, int64_t l) {
   const int64_t d = c.layer_head_dim(l), nkv = c.layer_num_kv_heads(l);
   const std::vector<float>& inv_freq = c.is_sliding(l) ? lc.rope_sliding : lc.rope_full;
   const GroupPlan& gp = lc.plan.groups[spec.layer_group[l]];
+  const kernels::KvScales kv_scales = KvScalesFor(lc.weights, spec, l, lc.cache.k(l).dtype);
 
   TensorView x = lc.buf.x.View({n, H});
   TensorView a = lc.buf.normed.View({n, H});
@@ -80,14 +82,15 @@ void AttentionBlock(const LayerContext& lc, int64_t l) {
       TensorView v_rows = Reshape(v, {n * nkv, d});
       kernels::RmsNorm(lc.exec, v_rows, TensorView{}, v_rows, lc.eps);
     }
-    kernels::KvCacheWrite(lc.exec, k, Reshape(v, {n, nkv, d}), I64View(gp.slots), lc.cache.k(l), lc.cache.v(l));
+    kernels::KvCacheWrite(lc.exec, k, Reshape(v, {n, nkv, d}), I64View(gp.slots), lc.cache.k(l), lc.cache.v(l),
+                          kv_scales);
   }
 
   PrefetchNext(lc, w.o_proj);
   TensorView attn = lc.buf.attn.View({n, nH, d});
   const int64_t window = c.is_sliding(l) ? c.sliding_window : 0;
   kernels::PagedAttention(lc.exec, q, lc.cache.k(l), lc.cache.v(l), gp.sequences, window,
-                          static_cast<float>(c.attention_scale), attn);
+                          static_cast<float>(c.attention_scale), attn, kv_scales);
 
   TensorView o = lc.buf.branch.View({n, H});
   ProjLinear(lc, Reshape(attn, {n, nH * d}), w.o_proj, o);

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "base/files.h"
+#include "model/gemma4/kv_scales.h"
 #include "model/gemma4/weights.h"
 #include "model/open_weight_source.h"
 
@@ -72,6 +73,9 @@ Status ValidateTensors(const Config& config, const WeightSource& source,
     }
     return DataLossError(fmt::format("{}: unexpected tensor '{}' (not part of the text model config.json describes)",
                                      t->origin, name));
+  }
+  if (const auto kv_scales = source.kv_cache_scales()) {
+    GEMMAD_RETURN_IF_ERROR(CheckKvScales(config, *prefix, *kv_scales, source.config_label()));
   }
   return OkStatus();
 }

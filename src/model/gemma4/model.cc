@@ -12,6 +12,7 @@
 #include "kernels/ops.h"
 #include "model/ct_source.h"
 #include "model/gemma4/kv_plan.h"
+#include "model/gemma4/kv_scales.h"
 #include "model/gemma4/layer_blocks.h"
 #include "model/gemma4/logit_rows.h"
 #include "model/gemma4/rope_table.h"
@@ -74,6 +75,13 @@ Result<std::unique_ptr<Model>> Model::FromCheckpoint(Checkpoint checkpoint, cons
     m->comm_ = std::make_shared<dist::CountingCommunicator>(model_options.communicator);
     m->tp_ = TpRank{m->comm_->rank(), m->comm_->size()};
   }
+  if (const auto kv_scales = source.kv_cache_scales()) {
+    GEMMAD_RETURN_IF_ERROR(BindKvScales(c, ck.prefix(), *kv_scales, source.config_label(), &m->weights_));
+    m->has_kv_scales_ = true;
+    GEMMAD_LOG_INFO("{}: static FP8 KV cache scales (compressed-tensors kv_cache_scheme): the KV cache is fp8 e4m3 "
+                    "unless --kv-cache-dtype names another dtype (which leaves the scales unused)",
+                    source.config_label());
+  }
   GEMMAD_ASSIGN_OR_RETURN(m->shard_config_, ShardConfig(c, m->tp_));
   if (m->tp_.size > 1 && !source.activation_quant().empty()) {
     // Their output scales would fake-quantize each rank's partial sums, not the sum.
@@ -115,7 +123,7 @@ Result<std::unique_ptr<Model>> Model::FromCheckpoint(Checkpoint checkpoint, cons
 }
 
 KvCacheSpec Model::MakeKvCacheSpec(int64_t block_size, std::optional<tensor::DType> kv_dtype) const {
-  return gemma4::MakeKvCacheSpec(shard_config_, block_size, kv_dtype.value_or(compute_dtype()));
+  return gemma4::MakeKvCacheSpec(shard_config_, block_size, kv_dtype.value_or(default_kv_dtype()));
 }
 
 Status Model::CheckCache(const KvCache& cache) const {

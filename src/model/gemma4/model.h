@@ -73,7 +73,10 @@ class Model {
   // kBF16 for bf16 checkpoints, else kF32.
   tensor::DType compute_dtype() const { return weights_.compute_dtype; }
 
-  // The KV geometry for blocks of `block_size` tokens; the cache dtype defaults to compute_dtype().
+  // The KV cache dtype --kv-cache-dtype auto gives: FP8 E4M3 when the checkpoint brings static FP8
+  // KV scales (a compressed-tensors kv_cache_scheme, as vLLM chooses), else compute_dtype().
+  tensor::DType default_kv_dtype() const { return has_kv_scales_ ? tensor::DType::kF8E4M3 : compute_dtype(); }
+  // The KV geometry for blocks of `block_size` tokens; the cache dtype defaults to default_kv_dtype().
   KvCacheSpec MakeKvCacheSpec(int64_t block_size, std::optional<tensor::DType> kv_dtype = std::nullopt) const;
 
   // Runs one step. Under tensor parallelism rank 0 calls it (it first broadcasts the step to the
@@ -122,6 +125,7 @@ class Model {
   std::shared_ptr<dist::CountingCommunicator> comm_;  // null without tensor parallelism
   int64_t tp_steps_ = 0;
   double tp_forward_seconds_ = 0.0;  // rank 0: wall time of the steps (for the summary line)
+  bool has_kv_scales_ = false;  // the checkpoint's kv_cache_scheme scales are bound (gemma4/kv_scales.h)
   bool workers_stopped_ = true;  // until a load succeeds: a model that failed to load stops no one
   std::vector<float> head_local_, head_gathered_;  // LM head slices under tensor parallelism
   Weights weights_;

@@ -163,6 +163,12 @@ Status WriteTensors(const std::string& dir, const Config& c, const RandomCheckpo
       writer.Add({full, std::string(tensor::DTypeName(o.dtype)), w->shape, MakeFill(*w, o.dtype, o.seed)});
       weight_map[full] = io::ShardFileName(s + 1, o.num_shards);
     }
+    if (s + 1 == o.num_shards && !o.kv_cache_scheme.empty()) {
+      for (io::TensorToWrite& t : CtKvScaleTensors(c, prefix, o.kv_cache_scheme, o.seed)) {
+        weight_map[t.name] = io::ShardFileName(s + 1, o.num_shards);
+        writer.Add(std::move(t));
+      }
+    }
     std::string file = o.num_shards == 1 ? std::string(io::kSafetensorsSingleName) : io::ShardFileName(s + 1, o.num_shards);
     GEMMAD_RETURN_IF_ERROR(writer.WriteFile(JoinPath(dir, file), [&](uint64_t n) { bar.Advance(n); }));
   }
@@ -212,6 +218,9 @@ uint64_t CheckpointDataBytes(const Config& config, const RandomCheckpointOptions
     n += CtQuantizes(options.ct_format, w) ? CtBytes(options.ct_format, w)
                                            : static_cast<uint64_t>(w.num_elements()) * tensor::DTypeSize(options.dtype);
   }
+  if (!options.kv_cache_scheme.empty()) {
+    for (const io::TensorToWrite& t : CtKvScaleTensors(config, "", options.kv_cache_scheme, options.seed)) n += t.size_bytes();
+  }
   return n;
 }
 
@@ -237,6 +246,12 @@ Status WriteRandomCheckpoint(const std::string& out_dir, const Config& config, c
       if (IsTextLinear(w) && !CtQuantizes(o.ct_format, w)) dense.push_back(prefix + w.name.substr(0, w.name.size() - 7));
     }
     config_json = AddCtQuantizationConfig(o.ct_format, config_json, dense);
+    if (!o.kv_cache_scheme.empty()) config_json = AddCtKvCacheScheme(config_json, o.kv_cache_scheme);
+  } else if (!o.kv_cache_scheme.empty()) {
+    return InvalidArgumentError("a KV cache scheme needs a compressed-tensors weight format");
+  }
+  if (!o.kv_cache_scheme.empty() && o.kv_cache_scheme != "tensor" && o.kv_cache_scheme != "attn_head") {
+    return InvalidArgumentError("the KV cache scheme must be tensor or attn_head");
   }
   GEMMAD_RETURN_IF_ERROR(WriteStringToFile(JoinPath(out_dir, "config.json"), config_json));
   GEMMAD_RETURN_IF_ERROR(WriteStringToFile(JoinPath(out_dir, "generation_config.json"),

@@ -34,6 +34,9 @@ struct RandomCheckpointOptions {
   // The text Linears as compressed-tensors int4 groups of 32 or FP8 per channel
   // (model/gemma4/random_ct_tensors.h), the rest in `dtype`.
   CtWeightFormat ct_format = CtWeightFormat::kDense;
+  // With a ct_format: "tensor" or "attn_head" adds a static FP8 KV cache scheme and its scales
+  // (CtKvScaleTensors); "" none.
+  std::string kv_cache_scheme;
   GenerationDefaults generation;
 };
 

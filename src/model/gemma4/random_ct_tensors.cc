@@ -1,6 +1,8 @@
 // The compressed-tensors W4A16 layout of random checkpoints (see random_ct_tensors.h).
 #include "model/gemma4/random_ct_tensors.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -273,6 +275,41 @@ std::string AddCtQuantizationConfig(CtWeightFormat f, const std::string& config_
       {"transform_config", nlohmann::ordered_json::object()},
       {"version", "0.20.1"}};
   for (const std::string& m : dense_linears) j["quantization_config"]["ignore"].push_back(m);
+  return j.dump(2) + "\n";
+}
+
+std::vector<io::TensorToWrite> CtKvScaleTensors(const Config& c, const std::string& prefix, const std::string& strategy,
+                                                uint64_t seed) {
+  std::vector<io::TensorToWrite> out;
+  for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
+    if (c.is_kv_shared(l)) continue;
+    const int64_t n = strategy == "attn_head" ? c.layer_num_kv_heads(l) : 1;
+    const std::vector<int64_t> shape = strategy == "attn_head" ? std::vector<int64_t>{n, 1, 1} : std::vector<int64_t>{1};
+    for (const char* which : {"k_scale", "v_scale"}) {
+      const std::string name = fmt::format("{}layers.{}.self_attn.{}", prefix, l, which);
+      out.push_back({name, "F32", shape, [name, n, seed](io::ByteSink& sink) -> Status {
+                       RandomValueStream values(name, {n}, seed);
+                       std::vector<float> u(static_cast<size_t>(n));
+                       values.Next(n, u.data());
+                       std::string buf;
+                       for (float x : u) {  // x ~ the recipe of a 1-D tensor: symmetric around 0
+                         const float amax = 4.5f + 1.5f * std::tanh(x);
+                         const float scale = amax / tensor::kE4M3Max;
+                         buf.append(reinterpret_cast<const char*>(&scale), sizeof(scale));
+                       }
+                       return sink.Write(buf);
+                     }});
+    }
+  }
+  return out;
+}
+
+std::string AddCtKvCacheScheme(const std::string& config_json, const std::string& strategy) {
+  auto j = nlohmann::ordered_json::parse(config_json);
+  j["quantization_config"]["kv_cache_scheme"] = {{"num_bits", 8},         {"type", "float"},
+                                                 {"symmetric", true},      {"strategy", strategy},
+                                                 {"dynamic", false},       {"group_size", nullptr},
+                                                 {"observer", "minmax"}};
   return j.dump(2) + "\n";
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "io/safetensors_writer.h"
+#include "model/gemma4/config.h"
 #include "model/gemma4/weight_spec.h"
 
 namespace gemmad::model::gemma4 {
@@ -34,6 +35,15 @@ bool IsTextLinear(const WeightSpec& w);
 std::vector<io::TensorToWrite> CtTensors(CtWeightFormat f, const std::string& full, const WeightSpec& w, uint64_t seed);
 // Bytes they take.
 uint64_t CtBytes(CtWeightFormat f, const WeightSpec& w);
+// A static FP8 KV cache scheme (compressed-tensors kv_cache_scheme, strategy "tensor" or
+// "attn_head"): each KV-owning layer's `<prefix>layers.<l>.self_attn.k_scale` / `v_scale`, F32 [1]
+// or [nkv, 1, 1], as a min-max calibration of post-RoPE keys and unit-RMS values would give them
+// (amax / 448 with amax drawn from [3, 6] by the seed; the random model is never run to measure).
+std::vector<io::TensorToWrite> CtKvScaleTensors(const Config& c, const std::string& prefix, const std::string& strategy,
+                                                uint64_t seed);
+// config.json text (with a quantization_config) given that kv_cache_scheme.
+std::string AddCtKvCacheScheme(const std::string& config_json, const std::string& strategy);
+
 // config.json text with the format's quantization_config added.
 std::string AddCtQuantizationConfig(CtWeightFormat f, const std::string& config_json,
                                     const std::vector<std::string>& dense_linears);

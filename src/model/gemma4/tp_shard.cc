@@ -160,6 +160,9 @@ Status ShardLayer(const Config& full, const Config& local, TpRank tp, int64_t l,
     const int64_t first = FirstKvHead(full.layer_num_kv_heads(l), tp);
     GEMMAD_RETURN_IF_ERROR(RowSlice(at + "k_proj", &w.k_proj, first * d, nkvl * d));
     if (w.v_proj.data != nullptr) GEMMAD_RETURN_IF_ERROR(RowSlice(at + "v_proj", &w.v_proj, first * d, nkvl * d));
+    for (std::vector<float>* s : {&w.k_scale, &w.v_scale}) {  // per KV head: this rank's heads
+      if (s->size() > 1) *s = std::vector<float>(s->begin() + first, s->begin() + first + nkvl);
+    }
   }
   GEMMAD_RETURN_IF_ERROR(cc.Columns(at + "o_proj", &w.o_proj, tp.rank * nHl * d, nHl * d));
   const int64_t Il = local.layer_intermediate_size(l);

@@ -52,6 +52,8 @@ struct LayerWeights {
   TensorView experts_gate_up;    // [E, 2·Ie, H]
   TensorView experts_down;       // [E, H, Ie]
   TensorView pre_feedforward_norm_2, post_feedforward_norm_1, post_feedforward_norm_2;  // [H]
+  // A checkpoint's static FP8 KV cache scales (gemma4/kv_scales.h): [1] or [nkv]; empty without.
+  std::vector<float> k_scale, v_scale;
 };
 
 struct Weights {

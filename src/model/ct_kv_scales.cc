@@ -1,0 +1,86 @@
+// ReadCtKvScales (see ct_kv_scales.h).
+#include "model/ct_kv_scales.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+
+#include "tensor/half.h"
+
+namespace gemmad::model {
+namespace {
+
+using tensor::DType;
+
+constexpr std::string_view kSuffixes[] = {".k_scale", ".v_scale", ".q_scale"};
+
+}  // namespace
+
+Result<std::vector<KvCacheScales>> ReadCtKvScales(const CtArgs& scheme, const WeightSource& source,
+                                                  std::set<std::string, std::less<>>* consumed) {
+  const std::string& label = source.config_label();
+  // vLLM's CompressedTensorsKVCacheMethod: only an 8-bit float, symmetric, static scheme per tensor
+  // (or per attention head) describes an FP8 cache it can hold.
+  if (!scheme.is_float || scheme.num_bits != 8) {
+    return InvalidArgumentError(fmt::format(
+        "{}: quantization_config.kv_cache_scheme is {}: only num_bits=8 and type=float are supported for the KV cache",
+        label, scheme.ToString()));
+  }
+  if (!scheme.symmetric || scheme.dynamic ||
+      (scheme.strategy != CtStrategy::kTensor && scheme.strategy != CtStrategy::kAttnHead)) {
+    return InvalidArgumentError(fmt::format(
+        "{}: quantization_config.kv_cache_scheme is {}: only static symmetric scales per tensor or per attention "
+        "head are supported for the KV cache",
+        label, scheme.ToString()));
+  }
+  std::map<std::string, KvCacheScales, std::less<>> by_attention;
+  for (const std::string& name : source.tensor_names()) {
+    std::string_view suffix;
+    for (std::string_view s : kSuffixes) {
+      if (name.ends_with(s)) suffix = s;
+    }
+    if (suffix.empty()) continue;
+    consumed->insert(name);
+    if (suffix == ".q_scale") continue;
+    const WeightInfo* info = source.Info(name);
+    if (info == nullptr || !info->dtype ||
+        (*info->dtype != DType::kF32 && *info->dtype != DType::kBF16 && *info->dtype != DType::kF16)) {
+      return DataLossError(fmt::format("{}: tensor '{}' has dtype {}, expected F32, BF16 or F16",
+                                       info ? info->origin : label, name, info ? info->dtype_name : "?"));
+    }
+    GEMMAD_ASSIGN_OR_RETURN(tensor::TensorView v, source.View(name));
+    const int64_t n = v.NumElements();
+    const bool head_shape = v.shape.rank == 3 && v.shape[1] == 1 && v.shape[2] == 1;
+    if (scheme.strategy == CtStrategy::kTensor ? n != 1 : !(head_shape || n == 1)) {
+      return DataLossError(fmt::format("{}: tensor '{}' is {}; kv_cache_scheme {} needs {}", info->origin, name,
+                                       v.shape.ToString(), scheme.ToString(),
+                                       scheme.strategy == CtStrategy::kTensor ? "one value" : "[num_kv_heads, 1, 1]"));
+    }
+    KvCacheScales& s = by_attention[name.substr(0, name.size() - suffix.size())];
+    std::vector<float>& out = suffix == ".k_scale" ? s.k : s.v;
+    for (int64_t i = 0; i < n; ++i) {
+      const float x = v.dtype == DType::kBF16  ? tensor::Bf16ToFloat(v.As<const uint16_t>()[i])
+                      : v.dtype == DType::kF16 ? tensor::F16ToFloat(v.As<const uint16_t>()[i])
+                                               : v.As<const float>()[i];
+      if (!(x > 0.0f) || !std::isfinite(x)) {
+        return DataLossError(fmt::format("{}: tensor '{}' holds {}: a KV cache scale must be finite and positive",
+                                         info->origin, name, x));
+      }
+      out.push_back(x);
+    }
+  }
+  std::vector<KvCacheScales> out;
+  for (auto& [attention, s] : by_attention) {
+    if (s.k.empty() != s.v.empty()) {
+      return DataLossError(fmt::format("{}: attention '{}' has a {} but no {}", label, attention,
+                                       s.k.empty() ? "v_scale" : "k_scale", s.k.empty() ? "k_scale" : "v_scale"));
+    }
+    if (s.k.empty()) continue;  // q_scale only
+    s.attention = attention;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace gemmad::model
