@@ -189,7 +189,7 @@ TEST_F(ReferenceBackendParity, MoeRouteAndExperts) {
   ExpectNear(rw[1], rw[0], 1e-6, 1e-5, "route weights");
   const auto x = Floats(n * H);
   const auto gu = Floats(E * 2 * Ie * H, 0.2), dn = Floats(E * H * Ie, 0.2);
-  for (DType dt : {DType::kF32, DType::kBF16, DType::kQ8R, DType::kQ4_0}) {
+  for (DType dt : {DType::kF32, DType::kBF16, DType::kQ8R, DType::kQ4_0, DType::kF8R}) {
     const auto gub = Weights(gu, E * 2 * Ie, H, dt), dnb = Weights(dn, E * H, Ie, dt);
     std::vector<float> out[2] = {std::vector<float>(n * H), std::vector<float>(n * H)};
     for (int i = 0; i < 2; ++i) {

@@ -278,7 +278,8 @@ TEST(QuantParity, OpsReadQuantizedWeights) {
 }
 
 // MoeExperts with quantized expert stacks [E, rows, in] equals the same op on the dequantized
-// fp32 stacks up to the activation quantization (a loose bound), for every table.
+// fp32 stacks up to the activation quantization (a loose bound), for every table: Q8_R, Q4_0 and
+// kF8R (FP8 checkpoints' experts, with per-token E4M3 activations).
 TEST(QuantParity, MoeExpertsReadQuantizedStacks) {
   Rng rng(6);
   const int64_t E = 4, H = 64, Ie = 32, n = 5, K = 2;
@@ -287,7 +288,7 @@ TEST(QuantParity, MoeExpertsReadQuantizedStacks) {
   auto x = testing::RandomFloats(rng, n * H);
   std::vector<float> rw = {0.6f, 0.4f, 0.7f, 0.3f, 0.5f, 0.5f, 0.9f, 0.1f, 0.2f, 0.8f};
   std::vector<int32_t> ri = {0, 1, 1, 2, 3, 0, 2, 3, 1, 3};
-  for (DType fmt : kFormats) {
+  for (DType fmt : {DType::kQ8R, DType::kQ4_0, DType::kF8R}) {
     const auto gq = reference::QuantizeRows(gu.data(), E * 2 * Ie, H, fmt);
     const auto dq = reference::QuantizeRows(dn.data(), E * H, Ie, fmt);
     std::vector<float> gdeq(static_cast<size_t>(E * 2 * Ie * H)), ddeq(static_cast<size_t>(E * H * Ie));
@@ -310,7 +311,9 @@ TEST(QuantParity, MoeExpertsReadQuantizedStacks) {
         err += (got[i] - want[i]) * (got[i] - want[i]);
         ref += want[i] * want[i];
       }
-      EXPECT_LT(std::sqrt(err / ref), 0.03) << tensor::DTypeName(fmt);
+      // Measured 0.012 (Q8_R, Q4_0: int8 activations) and 0.045 (F8_R: E4M3 activations, 3 mantissa bits, into
+      // both Linears); the reference backend's own FP8 MoeExperts: backend_ops_parity_test.cc.
+      EXPECT_LT(std::sqrt(err / ref), fmt == DType::kF8R ? 0.07 : 0.03) << tensor::DTypeName(fmt);
     });
   }
 }

@@ -6,8 +6,8 @@
 #include <cstring>
 
 #include "base/check.h"
-#include "tensor/ggml_quants.h"
 #include "tensor/fp8.h"
+#include "tensor/ggml_quants.h"
 #include "tensor/half.h"
 
 namespace gemmad::kernels::reference {
@@ -58,6 +58,15 @@ std::vector<uint8_t> QuantizeRows(const float* w, int64_t rows, int64_t in, tens
   std::vector<uint8_t> out(stride * static_cast<size_t>(rows));
   for (int64_t r = 0; r < rows; ++r) {
     const float* x = w + r * in;
+    if (dtype == tensor::DType::kF8R) {  // per row: s = amax / 448, e4m3(x / s) (the FP8 checkpoints' weights)
+      uint8_t* row = out.data() + static_cast<size_t>(r) * stride;
+      float amax = 0.0f;
+      for (int64_t i = 0; i < in; ++i) amax = std::fmax(amax, std::fabs(x[i]));
+      const float s = amax > 0.0f ? amax / tensor::kE4M3Max : 1.0f;
+      std::memcpy(row, &s, 4);
+      for (int64_t i = 0; i < in; ++i) row[4 + i] = tensor::FloatToE4M3(x[i] / s);
+      continue;
+    }
     if (dtype == tensor::DType::kQ8R) {
       uint8_t* row = out.data() + static_cast<size_t>(r) * stride;
       float amax = 0.0f;

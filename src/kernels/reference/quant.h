@@ -12,7 +12,7 @@ namespace gemmad::kernels::reference {
 
 // x: [n, in] (in % 32 == 0) -> q: [n, in], d: [n, in / 32]; the registry's QuantizeActsFn contract.
 void QuantizeActs(const float* x, int64_t n, int64_t in, int8_t* q, float* d);
-// Rows of w [rows, in] f32 as Q8_R or Q4_0 bytes (rows · RowBytes(dtype, in)).
+// Rows of w [rows, in] f32 as Q8_R, Q4_0 or F8R (per row amax / 448, E4M3) bytes (rows · RowBytes(dtype, in)).
 std::vector<uint8_t> QuantizeRows(const float* w, int64_t rows, int64_t in, tensor::DType dtype);
 // Dequantized weight (o, i) of a Q8_R / Q4_0 matrix [rows, in] (a ggml type: DequantizedRow(...)[i]).
 double Dequantized(const uint8_t* w, tensor::DType dtype, int64_t rows, int64_t in, int64_t o, int64_t i);
