@@ -64,6 +64,14 @@ KV_MODELS = {  # name: (the FP8 checkpoint it extends, kv_cache_scheme strategy,
     "t2_fp8_kvh": ("t2_fp8", "attn_head", "bfloat16"),
 }
 
+# RedHat's *-26B-A4B-it-FP8-dynamic MoE layout (spec §3.1): llm-compressor unfuses the experts before
+# quantizing, so each expert's gate / up / down is a 2-D FP8 Linear of its own
+# (experts.<e>.gate_proj.weight F8_E4M3 [Ie, H] with a bf16 weight_scale [Ie, 1], ...). Written
+# directly (route B) from the FP8 T2 checkpoint's bf16 expert stacks: per channel s = bf16(amax / 448),
+# e4m3(w / s) (spec §1.8). Its reference is vLLM's FP8 MoE in fp32: the exact e4m3 · s experts with
+# each expert's inputs (the token's hidden state; gelu(gate) · up) quantized per token to E4M3.
+EXPERT_MODELS = {"t2_fp8_experts": "t2_fp8"}
+
 # Google's *-qat-mobile-ct layout (spec §3.3) on T1: static per-tensor int8 input and output
 # activations around every quantized Linear, int4 attention, int4 then int2 MLP layers, int8 PLE
 # gates/projections stored int-quantized (plain int8 tensors), each scheme its own group (global
@@ -250,6 +258,55 @@ def write_kv_checkpoint(src_dir, bf16_dir, prompts, strategy, scale_dtype, out_d
         json.dump(config, f, indent=2, sort_keys=True)
 
 
+def write_expert_checkpoint(src_dir, out_dir):
+    """src_dir (an FP8 checkpoint with bf16 expert stacks) with every stack unfused into per-expert FP8 Linears."""
+    import re
+
+    import safetensors.torch
+    import torch
+
+    shutil.rmtree(out_dir, ignore_errors=True)
+    shutil.copytree(src_dir, out_dir)
+    path = os.path.join(out_dir, "model.safetensors")
+    tensors = safetensors.torch.load_file(path)
+    for name in sorted(tensors):
+        m = re.fullmatch(r"(.*\.experts)\.(gate_up_proj|down_proj)", name)
+        if not m:
+            continue
+        stack = tensors.pop(name).float()  # [E, rows, in]
+        for e in range(stack.shape[0]):
+            parts = ([("gate_proj", stack[e, : stack.shape[1] // 2]), ("up_proj", stack[e, stack.shape[1] // 2:])]
+                     if m.group(2) == "gate_up_proj" else [("down_proj", stack[e])])
+            for proj, w in parts:
+                s = (w.abs().amax(dim=1, keepdim=True) / 448.0).to(torch.bfloat16)
+                q = torch.clamp(w / s.float(), -448.0, 448.0).to(torch.float8_e4m3fn)
+                tensors[f"{m.group(1)}.{e}.{proj}.weight"] = q.contiguous()
+                tensors[f"{m.group(1)}.{e}.{proj}.weight_scale"] = s.contiguous()
+    safetensors.torch.save_file(tensors, path, metadata={"format": "pt"})
+
+
+def fp8_experts_forward(experts):
+    """transformers' eager Gemma4TextExperts loop with vLLM's FP8 MoE activations: each expert's inputs quantized
+    per token to E4M3 (the weights are already the exact e4m3 · s)."""
+    import torch
+
+    def forward(hidden_states, top_k_index, top_k_weights):
+        final = torch.zeros_like(hidden_states)
+        mask = torch.nn.functional.one_hot(top_k_index, num_classes=experts.num_experts + 1).permute(2, 1, 0)
+        for e in torch.greater(mask.sum(dim=(-1, -2)), 0).nonzero():
+            e = e[0]
+            if e == experts.num_experts:
+                continue
+            pos, tok = torch.where(mask[e])
+            x = fp8_per_token(hidden_states[tok])
+            gate, up = torch.nn.functional.linear(x, experts.gate_up_proj[e]).chunk(2, -1)
+            h = torch.nn.functional.linear(fp8_per_token(experts.act_fn(gate) * up), experts.down_proj[e])
+            final.index_add_(0, tok, h * top_k_weights[tok, pos, None])
+        return final
+
+    return forward
+
+
 def kv_scales_of(out_dir):
     """{layer: (k scales, v scales)} as float32 [nkv or 1] from the checkpoint, or None without."""
     import re
@@ -341,8 +398,22 @@ def reference(out_dir, prompts, weight_modules, out_stem):
     fp8 = fp8_modules(out_dir)
     for name, w in fp8.items():  # the exact e4m3 · s (12 significant bits: exact in fp32), not bf16(e4m3 · s)
         state[name + ".weight"] = w
+    import re
+
+    stacks = {}  # per-expert FP8 members back into the stacks transformers holds
+    for name in [n for n in fp8 if re.fullmatch(r".*\.experts\.\d+\.(gate|up|down)_proj", n)]:
+        prefix, e, proj = re.fullmatch(r"(.*\.experts)\.(\d+)\.(gate|up|down)_proj", name).groups()
+        stacks.setdefault(prefix, {}).setdefault(int(e), {})[proj] = fp8.pop(name)
+        state.pop(name + ".weight")
+    for prefix, experts in stacks.items():
+        order = sorted(experts)
+        state[prefix + ".gate_up_proj"] = torch.stack([torch.cat([experts[e]["gate"], experts[e]["up"]])
+                                                       for e in order])
+        state[prefix + ".down_proj"] = torch.stack([experts[e]["down"] for e in order])
     model = float32_model(config, state)
     modules = dict(model.named_modules())
+    for prefix in stacks:  # vLLM's FP8 MoE: per-token FP8 inputs to every expert
+        modules[prefix].forward = fp8_experts_forward(modules[prefix])
     for name in fp8:  # vLLM's dynamic per-token FP8 activations, in fp32 (spec §2.2)
         modules[name].register_forward_pre_hook(lambda _m, args: (fp8_per_token(args[0]),) + tuple(args[1:]))
     for name, (s_in, s_out) in act_quant_modules(out_dir).items():  # static int8 a8/o8 (spec §2.4)
@@ -387,6 +458,13 @@ def main():
         write_kv_checkpoint(os.path.join(out_root, base), src, golden_prompts(src), strategy, scale_dtype, out_dir)
         reference(out_dir, golden_prompts(src), weight_modules, os.path.join(out_root, name + ".logits"))
         print(f"wrote {out_dir}")
+    for name, base in EXPERT_MODELS.items():
+        ckpt, _, _, weight_modules = MODELS[base]
+        src = os.path.join(args.out, ckpt)
+        out_dir = os.path.join(out_root, name)
+        write_expert_checkpoint(os.path.join(out_root, base), out_dir)
+        reference(out_dir, golden_prompts(src), weight_modules, os.path.join(out_root, name + ".logits"))
+        print(f"wrote {out_dir}")
     src = os.path.join(args.out, "gemma4/t1")
     out_dir = os.path.join(out_root, "t1_mobile")
     write_mobile_checkpoint(src, golden_prompts(src), out_dir)
@@ -401,6 +479,7 @@ def main():
                      "transformers": transformers.__version__, "compressed_tensors": compressed_tensors.__version__},
         "models": {name: {"checkpoint": ckpt, "weights": w, "ignore": ig} for name, (ckpt, w, ig, _) in MODELS.items()},
         "mobile": {"checkpoint": "gemma4/t1", "groups": [[g[0], g[1], g[2], g[3], g[4]] for g in MOBILE_GROUPS]},
+        "experts_unfused": {name: {"extends": b} for name, b in EXPERT_MODELS.items()},
         "kv_cache": {name: {"extends": b, "strategy": st, "scale_dtype": dt}
                      for name, (b, st, dt) in KV_MODELS.items()},
     })

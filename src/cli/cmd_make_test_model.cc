@@ -31,7 +31,8 @@ using model::gemma4::Preset;
 using model::gemma4::RandomCheckpointOptions;
 
 constexpr char kUsage[] =
-    "usage: gemmad make-test-model OUT_DIR --preset t1|t2|t3|g1|e2e|e2b|e4b|26b|31b [--dtype bf16|f32|f16]\n"
+    "usage: gemmad make-test-model OUT_DIR --preset t1|t2|t3|g1|e2e|e2e-moe|e2b|e4b|26b|31b\n"
+    "       [--dtype bf16|f32|f16]\n"
     "       [--seed N] [--shards N] [--prefix text|multimodal] [--tokenizer-dir DIR]\n"
     "       [--unused-kv-tensors|--no-unused-kv-tensors] [--weight-format dense|w4a16|fp8|mobile]\n"
     "       [--kv-cache-scheme tensor|attn_head] [--force]\n"

@@ -4,10 +4,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 
 #include "base/log.h"
@@ -329,8 +331,122 @@ class CtSource final : public WeightSource {
       }
       names.insert(w);  // an FP8 module's own name: presented as kF8R
     }
+    GEMMAD_RETURN_IF_ERROR(PlanExpertStacks(&names));
     names_.assign(names.begin(), names.end());
     return OkStatus();
+  }
+
+  // Per-expert 2-D modules (`<p>.experts.<e>.{gate,up,down}_proj`, as llm-compressor saves the
+  // 26B-A4B after unfusing its experts: RedHat's *-26B-A4B-it-FP8-dynamic) become the stacks the
+  // MoE kernels read, `<p>.gate_up_proj` [E, 2·Ie, H] (each expert's gate rows, then its up rows)
+  // and `<p>.down_proj` [E, H, Ie]: the experts' rows laid out back to back in the arena, so a
+  // stack is one view. FP8 only (kF8R rows); the members are not listed.
+  Status PlanExpertStacks(std::set<std::string, std::less<>>* names) {
+    static const std::regex kExpert(R"((.*\.experts)\.(\d+)\.(gate|up|down)_proj)");
+    std::map<std::string, std::map<int64_t, std::array<int, 3>>> groups;  // prefix -> expert -> module (gate, up, down)
+    for (size_t i = 0; i < modules_.size(); ++i) {
+      std::smatch mt;
+      if (!std::regex_match(modules_[i].name, mt, kExpert)) continue;
+      if (modules_[i].out != Out::kF8R) {
+        return Error(modules_[i].name, "per-expert weights are read as FP8 only (RedHat's *-FP8-dynamic layout); "
+                                       "this scheme's are not supported yet");
+      }
+      const int64_t e = std::stoll(mt[2].str().substr(0, 9));
+      auto& slot = groups[mt[1].str()].try_emplace(e, std::array<int, 3>{-1, -1, -1}).first->second;
+      slot[mt[3] == "gate" ? 0 : mt[3] == "up" ? 1 : 2] = static_cast<int>(i);
+    }
+    if (groups.empty()) return OkStatus();
+    std::vector<bool> member(modules_.size(), false);
+    for (auto& [prefix, experts] : groups) {
+      const int64_t E = static_cast<int64_t>(experts.size());
+      if (experts.rbegin()->first != E - 1) {
+        return Error(prefix,
+                     fmt::format("has {} per-expert modules but expert {} among them", E, experts.rbegin()->first));
+      }
+      Stack st;
+      st.prefix = prefix;
+      for (const auto& [e, slot] : experts) {
+        for (int k = 0; k < 3; ++k) {
+          if (slot[k] < 0) {
+            return Error(fmt::format("{}.{}", prefix, e),
+                         fmt::format("has no {}_proj", k == 0 ? "gate" : k == 1 ? "up" : "down"));
+          }
+          member[static_cast<size_t>(slot[k])] = true;
+        }
+        const Module& g = modules_[static_cast<size_t>(slot[0])];
+        const Module& u = modules_[static_cast<size_t>(slot[1])];
+        const Module& d = modules_[static_cast<size_t>(slot[2])];
+        if (e == 0) {
+          st.inter = g.rows;
+          st.hidden = g.cols;
+        }
+        if (g.rows != st.inter || u.rows != st.inter || g.cols != st.hidden || u.cols != st.hidden ||
+            d.rows != st.hidden || d.cols != st.inter) {
+          return Error(fmt::format("{}.{}", prefix, e),
+                       fmt::format("gate {}x{}, up {}x{}, down {}x{}: the experts must all be [{}, {}] and [{}, {}]",
+                                   g.rows, g.cols, u.rows, u.cols, d.rows, d.cols, st.inter, st.hidden, st.hidden,
+                                   st.inter));
+        }
+        st.gate_up.push_back(slot[0]);
+        st.gate_up.push_back(slot[1]);
+        st.down.push_back(slot[2]);
+      }
+      st.experts = E;
+      stacks_.push_back(std::move(st));
+    }
+    // Offsets again: every other module as before, then each stack's members back to back.
+    arena_bytes_ = 0;
+    for (size_t i = 0; i < modules_.size(); ++i) {
+      if (member[i]) continue;
+      modules_[i].offset = arena_bytes_;
+      arena_bytes_ += (modules_[i].bytes + 63) / 64 * 64;
+    }
+    for (const Stack& st : stacks_) {
+      for (const std::vector<int>* part : {&st.gate_up, &st.down}) {
+        for (int i : *part) {
+          Module& m = modules_[static_cast<size_t>(i)];
+          m.offset = arena_bytes_;
+          arena_bytes_ += m.bytes;
+          names->erase(m.name + ".weight");
+          hidden_.insert(m.name + ".weight");
+        }
+        arena_bytes_ = (arena_bytes_ + 63) / 64 * 64;
+      }
+      names->insert(st.prefix + ".gate_up_proj");
+      names->insert(st.prefix + ".down_proj");
+    }
+    return OkStatus();
+  }
+
+  // After Fill: the stacks' views (PlanExpertStacks), in place of their members'.
+  void AddExpertStackViews() {
+    for (const Stack& st : stacks_) {
+      const Module& first = modules_[static_cast<size_t>(st.gate_up[0])];
+      const Module& first_down = modules_[static_cast<size_t>(st.down[0])];
+      const std::pair<std::string, tensor::Shape> stacks[2] = {
+          {st.prefix + ".gate_up_proj", tensor::Shape{st.experts, 2 * st.inter, st.hidden}},
+          {st.prefix + ".down_proj", tensor::Shape{st.experts, st.hidden, st.inter}}};
+      for (int k = 0; k < 2; ++k) {
+        TensorView v;
+        v.data = arena_.data() + (k == 0 ? first : first_down).offset;
+        v.dtype = DType::kF8R;
+        v.shape = stacks[k].second;
+        WeightInfo info;
+        info.shape = {v.shape[0], v.shape[1], v.shape[2]};
+        info.dtype = DType::kF8R;
+        info.dtype_name = std::string(tensor::DTypeName(DType::kF8R));
+        info.size_bytes = tensor::RowBytes(DType::kF8R, v.shape[2]) * static_cast<size_t>(v.shape[0] * v.shape[1]);
+        info.origin = (k == 0 ? first : first_down).origin;
+        views_.emplace(stacks[k].first, v);
+        info_.emplace(stacks[k].first, std::move(info));
+      }
+      for (const std::vector<int>* part : {&st.gate_up, &st.down}) {
+        for (int i : *part) {
+          views_.erase(modules_[static_cast<size_t>(i)].name + ".weight");
+          info_.erase(modules_[static_cast<size_t>(i)].name + ".weight");
+        }
+      }
+    }
   }
 
   Status Fill() {
@@ -364,6 +480,7 @@ class CtSource final : public WeightSource {
       views_.emplace(m.name + ".weight", v);
       info_.emplace(m.name + ".weight", std::move(info));
     }
+    AddExpertStackViews();
     const auto act = std::count_if(modules_.begin(), modules_.end(), [](const Module& m) { return m.act_quant; });
     GEMMAD_LOG_INFO("compressed-tensors checkpoint: {} modules read in place as int4 blocks of 32, {} as FP8 rows, {} "
                     "dequantized to their reference weights at load ({:.1f} MiB); {} with static int8 activations",
@@ -463,6 +580,13 @@ class CtSource final : public WeightSource {
   std::unique_ptr<WeightSource> base_;
   CtConfig config_;
   std::vector<Module> modules_;
+  // One MoE layer's per-expert FP8 modules presented as stacks (PlanExpertStacks).
+  struct Stack {
+    std::string prefix;           // "model.language_model.layers.3.experts"
+    int64_t experts = 0, inter = 0, hidden = 0;
+    std::vector<int> gate_up, down;  // modules_ indices: gate 0, up 0, gate 1, ...; down 0, down 1, ...
+  };
+  std::vector<Stack> stacks_;
   size_t arena_bytes_ = 0;
   io::HugePageBuffer arena_;
   std::vector<std::string> names_;

@@ -5,9 +5,11 @@ The seeds' YAML recipes name a `w4a16` variant (google/gemma-4-*-it-qat-w4a16-ct
 args, its default features' args (tool calling, reasoning) and the variant's extra args. Here those commands
 run verbatim (vllm -> gemmad) over a fake HF cache holding, under those repo ids, the e2e model written by
 `gemmad make-test-model --weight-format w4a16|fp8`: int4 symmetric groups of 32 packed as Google's QAT files
-are (weight_packed / weight_scale / weight_shape), or FP8 E4M3 weights per channel with the FP8_DYNAMIC scheme,
-with the quantization_config in config.json, and answer the openai client. Around it: vLLM's --quantization rules, and malformed quantization configs and tensors as one-line
-load errors naming the file and the module. (Numerics against transformers: tests/model/ct_golden_test.cc.)"""
+are (weight_packed / weight_scale / weight_shape), or FP8 E4M3 weights per channel with the FP8_DYNAMIC scheme
+(the 26B-A4B repo: the e2e-moe preset with every expert unfused into FP8 Linears, as RedHat's file is), with the
+quantization_config in config.json, and answer the openai client. Around it: vLLM's --quantization rules, static
+FP8 KV cache scales (kv_cache_scheme), and malformed quantization configs and tensors as one-line load errors
+naming the file and the module. (Numerics against transformers: tests/model/ct_golden_test.cc.)"""
 import json
 import os
 import re
@@ -35,9 +37,17 @@ def w4a16_home():
     return e2e.hf_home_for(d, W4A16_REPOS, "hf_home_w4a16-" + os.path.basename(d).split("-")[-1])
 
 
+def fp8_moe_dir():
+    """The e2e-moe preset (26B-A4B-like) in RedHat's FP8 layout: every expert's gate / up / down its own FP8 Linear."""
+    return e2e.generated_model("e2e_moe_fp8", ["--preset", "e2e-moe", "--weight-format", "fp8"])
+
+
 def fp8_home():
-    d = e2e.generated_model("e2e_fp8", ["--preset", "e2e", "--weight-format", "fp8"])
-    return e2e.hf_home_for(d, FP8_REPOS, "hf_home_fp8-" + os.path.basename(d).split("-")[-1])
+    """The 26B-A4B repo holds the MoE model (unfused FP8 experts), the others the e2e model in FP8."""
+    d, moe = e2e.generated_model("e2e_fp8", ["--preset", "e2e", "--weight-format", "fp8"]), fp8_moe_dir()
+    repos = {r: (moe if "26B-A4B" in r else d) for r in FP8_REPOS}
+    key = os.path.basename(d).split("-")[-1] + os.path.basename(moe).split("-")[-1]
+    return e2e.hf_home_for(repos, None, "hf_home_fp8-" + key)
 
 
 def mobile_home():
@@ -89,6 +99,25 @@ def test_the_seeds_variant_commands_answer(variant):
             again = client.chat.completions.create(model=args[0], messages=[{"role": "user", "content": "Hello!"}],
                                                    max_tokens=12, temperature=0)
             assert again.choices[0].message.content == c.message.content  # greedy is deterministic
+
+
+def test_unfused_fp8_experts_are_read_as_the_moe_stacks():
+    """RedHat's 26B-A4B FP8 layout: the per-expert FP8 matrices load as the MoE stacks, read as FP8 rows (none
+    dequantized), and the model answers, greedy deterministic (numerics: CtGolden t2_fp8_experts; the seeds' 26B-A4B
+    FP8 command runs on this model in test_the_seeds_variant_commands_answer)."""
+    d = fp8_moe_dir()
+    with open(os.path.join(d, "model.safetensors"), "rb") as f:
+        header = json.loads(f.read(int.from_bytes(f.read(8), "little")))
+    assert header["model.layers.0.experts.7.down_proj.weight"]["dtype"] == "F8_E4M3"
+    assert "model.layers.0.experts.gate_up_proj" not in header
+    with e2e.Server([d], name="ct-moe") as s:
+        assert "0 dequantized" in s.log(), s.log()
+        client = s.client()
+        kw = dict(model=d, messages=[{"role": "user", "content": "Tell me about the sea."}], max_tokens=16,
+                  temperature=0, logprobs=True)
+        a = client.chat.completions.create(**kw).choices[0]
+        b = client.chat.completions.create(**kw).choices[0]
+        assert a.message.content == b.message.content and len(a.logprobs.content) > 0
 
 
 @pytest.mark.parametrize("variant", ["w4a16", "fp8", "mobile"])
@@ -269,3 +298,36 @@ def test_mtp_drafts_over_the_scaled_fp8_cache_and_change_nothing():
         assert s.metric("vllm:spec_decode_num_draft_tokens_total") > 0
     assert b.text == a.text
     assert max(abs(x - y) for x, y in zip(a.logprobs.token_logprobs, b.logprobs.token_logprobs)) < 1e-3
+
+
+def renamed_copy(tmp_path, name, src, rename):
+    """A copy of checkpoint `src` whose safetensors header renames tensors by `rename(name) -> name` (same data)."""
+    d = tmp_path / name
+    d.mkdir()
+    for f in os.listdir(src):
+        if f != "model.safetensors":
+            os.link(os.path.join(src, f), d / f)
+    raw = open(os.path.join(src, "model.safetensors"), "rb").read()
+    n = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8:8 + n])
+    header = {rename(k): v for k, v in header.items()}
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)
+    (d / "model.safetensors").write_bytes(len(text).to_bytes(8, "little") + text + raw[8 + n:])
+    return str(d)
+
+
+EXPERTS_BROKEN = [
+    ("expert_without_up", lambda k: k.replace("experts.3.up_proj", "experts.3.mid_proj"), "has no up_proj"),
+    ("expert_gap", lambda k: k.replace("experts.7.", "experts.9."), "has 8 per-expert modules but expert 9"),
+]
+
+
+@pytest.mark.parametrize("name,rename,needle", EXPERTS_BROKEN, ids=[b[0] for b in EXPERTS_BROKEN])
+def test_malformed_unfused_experts_are_one_line_errors(tmp_path, name, rename, needle):
+    d = renamed_copy(tmp_path, name, fp8_moe_dir(), rename)
+    out = subprocess.run([e2e.BIN, "serve", d, "--port", str(e2e.free_port())], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode != 0
+    errors = [l for l in out.stderr.splitlines() if l.startswith("gemmad serve: error:")]
+    assert len(errors) == 1 and needle in errors[0] and "config.json" in errors[0], out.stderr

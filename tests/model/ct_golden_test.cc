@@ -222,6 +222,13 @@ TEST_P(CtQuantizedActivationsGolden, GivesVllmsNumerics) {
     EXPECT_GT(src->activation_quant().size(), 20u);
   }
   EXPECT_EQ(src->kv_cache_scales().has_value(), kv());
+  if (name.ends_with("_experts")) {  // per-expert FP8 matrices presented as the MoE stacks, read as stored
+    const WeightInfo* gu = src->Info("model.layers.0.experts.gate_up_proj");
+    ASSERT_NE(gu, nullptr);
+    EXPECT_EQ(gu->dtype, tensor::DType::kF8R);
+    EXPECT_EQ(gu->shape.size(), 3u);
+    EXPECT_EQ(src->Info("model.layers.0.experts.0.gate_proj.weight"), nullptr);
+  }
   EXPECT_EQ(src->Info("model.layers.0.self_attn.k_scale"), nullptr);  // read as the KV scales, not listed
   const ModelOptions f32{.compute_dtype = tensor::DType::kF32};
   auto model = Model::Load(src, f32);
@@ -260,10 +267,11 @@ TEST_P(CtQuantizedActivationsGolden, GivesVllmsNumerics) {
 
 INSTANTIATE_TEST_SUITE_P(Checkpoints, CtGolden,
                          ::testing::Values("t1_w4a16", "t2_w4a16", "t1_fp8", "t2_fp8", "t1_mobile", "t1_fp8_kv",
-                                           "t2_fp8_kvh"));
+                                           "t2_fp8_kvh", "t2_fp8_experts"));
 INSTANTIATE_TEST_SUITE_P(Checkpoints, CtWeightOnlyGolden, ::testing::Values("t1_w4a16", "t2_w4a16"));
 INSTANTIATE_TEST_SUITE_P(Checkpoints, CtQuantizedActivationsGolden,
-                         ::testing::Values("t1_fp8", "t2_fp8", "t1_mobile", "t1_fp8_kv", "t2_fp8_kvh"));
+                         ::testing::Values("t1_fp8", "t2_fp8", "t1_mobile", "t1_fp8_kv", "t2_fp8_kvh",
+                                           "t2_fp8_experts"));
 
 }  // namespace
 }  // namespace gemmad::model::gemma4

@@ -151,6 +151,20 @@ Config E2e() {
   return c;
 }
 
+// The e2e model's shapes as a 26B-A4B-like MoE (the expert block beside the dense MLP, k_eq_v full
+// layers, no PLE, no towers): the seeds' 26B-A4B repos in the e2e tests (with the tokenizer).
+Config E2eMoe() {
+  Config c = Released();
+  c.hidden_size = 64, c.intermediate_size = 96, c.num_hidden_layers = 6;
+  c.layer_types = {S, S, F, S, S, F};
+  c.num_attention_heads = 4, c.num_key_value_heads = 2, c.num_global_key_value_heads = 1;
+  c.head_dim = 16, c.global_head_dim = 32, c.attention_k_eq_v = true, c.sliding_window = 32;
+  c.hidden_size_per_layer_input = 0, c.vocab_size_per_layer_input = 0;
+  c.enable_moe_block = true, c.num_experts = 8, c.top_k_experts = 2, c.moe_intermediate_size = 32;
+  c.max_position_embeddings = 131072;
+  return c;
+}
+
 Config E2b() {
   Config c = Released();
   c.hidden_size = 1536, c.intermediate_size = 6144, c.num_hidden_layers = 35, c.layer_types = Pattern(35, 5);
@@ -191,7 +205,9 @@ Config A26b() {
 
 }  // namespace
 
-std::vector<std::string> PresetNames() { return {"t1", "t2", "t3", "g1", "e2e", "e2b", "e4b", "26b", "31b"}; }
+std::vector<std::string> PresetNames() {
+  return {"t1", "t2", "t3", "g1", "e2e", "e2e-moe", "e2b", "e4b", "26b", "31b"};
+}
 
 Result<Preset> FindPreset(std::string_view name) {
   Preset p;
@@ -207,6 +223,10 @@ Result<Preset> FindPreset(std::string_view name) {
   } else if (name == "e2e") {
     p.config = E2e();
     p.multimodal = true;  // the vision tower needs the Gemma4ForConditionalGeneration layout
+    p.with_tokenizer = true;
+    p.generation = {{1, 106, 50}, true};
+  } else if (name == "e2e-moe") {
+    p.config = E2eMoe();
     p.with_tokenizer = true;
     p.generation = {{1, 106, 50}, true};
   } else if (name == "e2b" || name == "e4b" || name == "26b" || name == "31b") {

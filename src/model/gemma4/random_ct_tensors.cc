@@ -62,7 +62,35 @@ io::TensorFill RowFill(const WeightSpec& w, uint64_t seed, int64_t group, int bi
 
 }  // namespace
 
+namespace {
+
+// A text MoE expert stack ([E, rows, in]: experts.gate_up_proj, experts.down_proj).
+bool IsExpertStack(const WeightSpec& w) {
+  return w.shape.size() == 3 && !w.top_level &&
+         (EndsWith(w.name, "experts.gate_up_proj") || EndsWith(w.name, "experts.down_proj"));
+}
+
+// The per-expert 2-D matrices an unfused stack becomes, as llm-compressor saves the 26B-A4B:
+// (member name without prefix, its spec) for experts.<e>.{gate,up}_proj [Ie, H] or down_proj [H, Ie].
+std::vector<WeightSpec> ExpertMembers(const WeightSpec& w) {
+  const std::string base = w.name.substr(0, w.name.rfind('.'));  // "layers.3.experts"
+  const bool gate_up = EndsWith(w.name, "gate_up_proj");
+  std::vector<WeightSpec> out;
+  for (int64_t e = 0; e < w.shape[0]; ++e) {
+    if (gate_up) {
+      out.push_back({fmt::format("{}.{}.gate_proj.weight", base, e), {w.shape[1] / 2, w.shape[2]}});
+      out.push_back({fmt::format("{}.{}.up_proj.weight", base, e), {w.shape[1] / 2, w.shape[2]}});
+    } else {
+      out.push_back({fmt::format("{}.{}.down_proj.weight", base, e), {w.shape[1], w.shape[2]}});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 bool CtQuantizes(CtWeightFormat f, const WeightSpec& w) {
+  if (f == CtWeightFormat::kFp8Dynamic && IsExpertStack(w)) return true;
   if (f == CtWeightFormat::kMobile) {
     return w.name == "embed_tokens.weight" || (IsTextLinear(w) && !EndsWith(w.name, "per_layer_model_projection.weight"));
   }
@@ -180,6 +208,15 @@ std::vector<io::TensorToWrite> MobileTensors(const std::string& full, const Weig
 }  // namespace
 
 std::vector<io::TensorToWrite> CtTensors(CtWeightFormat f, const std::string& full, const WeightSpec& w, uint64_t seed) {
+  if (f == CtWeightFormat::kFp8Dynamic && IsExpertStack(w)) {
+    // Unfused per expert, each member's values its own (named) stream: RedHat's 26B-A4B layout.
+    const std::string prefix = full.substr(0, full.size() - w.name.size());
+    std::vector<io::TensorToWrite> out;
+    for (const WeightSpec& m : ExpertMembers(w)) {
+      for (io::TensorToWrite& t : Fp8Tensors(prefix + m.name, m, seed)) out.push_back(std::move(t));
+    }
+    return out;
+  }
   if (f == CtWeightFormat::kFp8Dynamic) return Fp8Tensors(full, w, seed);
   if (f == CtWeightFormat::kMobile) return MobileTensors(full, w, seed);
   const std::string module = full.substr(0, full.size() - std::string_view(".weight").size());
@@ -203,6 +240,10 @@ std::vector<io::TensorToWrite> CtTensors(CtWeightFormat f, const std::string& fu
 }
 
 uint64_t CtBytes(CtWeightFormat f, const WeightSpec& w) {
+  if (f == CtWeightFormat::kFp8Dynamic && IsExpertStack(w)) {
+    const auto rows = static_cast<uint64_t>(w.shape[0] * w.shape[1]), k = static_cast<uint64_t>(w.shape[2]);
+    return rows * k + rows * 2;
+  }
   const auto rows = static_cast<uint64_t>(w.shape[0]), k = static_cast<uint64_t>(w.shape[1]);
   if (f == CtWeightFormat::kMobile) {
     const int bits = MobileBits(w);

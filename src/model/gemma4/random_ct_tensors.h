@@ -8,7 +8,9 @@
 // towers and MoE expert stacks stay bf16, and config.json gets the matching quantization_config.
 // FP8, as RedHat's *-FP8-dynamic files are (§3.1): every text-decoder Linear as an F8_E4M3 weight
 // [N, K] with a BF16 weight_scale [N, 1] (s = bf16(max|x| / 448) per row, e4m3 = RNE(x / s)), the
-// FP8_DYNAMIC scheme (dynamic per-token FP8 activations) in a float-quantized config.
+// FP8_DYNAMIC scheme (dynamic per-token FP8 activations) in a float-quantized config; MoE expert
+// stacks unfused per expert (experts.<e>.{gate,up,down}_proj, FP8 per channel, each expert's values
+// drawn for its own name), as llm-compressor saves the 26B-A4B.
 #pragma once
 
 #include <cstdint>

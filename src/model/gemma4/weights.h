@@ -21,11 +21,12 @@ namespace gemmad::model::gemma4 {
 
 // Whether a block-quantized tensor of this rank is bound as stored and read by the kernels: a GGUF
 // matrix (rank 2) in a block type the Linear and gather kernels read, or an expert stack (rank 3)
-// of such matrices: a GGUF one in a ggml block type, or a Q4_0 one that model/gguf_source.h
-// repacked as --quantization int4 lays a stack out (MoeExperts runs Linear on each expert's rows).
+// of such matrices: a GGUF one in a ggml block type, a Q4_0 one that model/gguf_source.h
+// repacked as --quantization int4 lays a stack out, or the kF8R stack model/ct_source.h makes of a
+// FP8 checkpoint's per-expert matrices (MoeExperts runs Linear on each expert's rows).
 inline bool BoundAsStored(tensor::DType t, int64_t rank) {
   return (tensor::IsBlockQuantized(t) && rank == 2) ||
-         ((t == tensor::DType::kQ4_0 || tensor::GgmlTypeId(t).has_value()) && rank == 3);
+         ((t == tensor::DType::kQ4_0 || t == tensor::DType::kF8R || tensor::GgmlTypeId(t).has_value()) && rank == 3);
 }
 
 using tensor::TensorView;
