@@ -44,6 +44,11 @@ MODELS = {
     "t2_w4a16": ("gemma4/t2", {"num_bits": 4, "type": "int", "symmetric": True, "strategy": "channel"},
                  ["lm_head", "re:.*router.*"],
                  ["model.layers.0.self_attn.q_proj", "model.layers.0.mlp.down_proj"]),
+    # int2 weight-only (the mobile files' embedding and deep-MLP bits, without their activations): read in
+    # place as Q4_0 blocks, whose nibbles hold any int2..int4 value.
+    "t1_w2a16": ("gemma4/t1", {"num_bits": 2, "type": "int", "symmetric": True, "strategy": "group", "group_size": 32},
+                 ["lm_head", "re:.*per_layer_projection$"],
+                 ["model.layers.0.self_attn.q_proj", "model.layers.2.mlp.down_proj"]),
     # RedHat's *-FP8-dynamic scheme (FP8_DYNAMIC): E4M3 weights per channel, E4M3 activations per token.
     "t1_fp8": ("gemma4/t1", {"num_bits": 8, "type": "float", "symmetric": True, "strategy": "channel"},
                ["lm_head"], ["model.layers.0.self_attn.q_proj", "model.layers.2.mlp.down_proj",

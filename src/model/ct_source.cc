@@ -227,10 +227,11 @@ class CtSource final : public WeightSource {
     return OkStatus();
   }
 
-  // int4 symmetric, every 32-block inside one scale group, every scale exact in f16.
+  // int2..int4 symmetric, every 32-block inside one scale group, every scale exact in f16: the
+  // integers fit Q4_0's nibbles (u = q + 8) as they are.
   static bool Q4Native(const Module& m) {
     const CtArgs& w = *m.scheme->weights;
-    if (m.bits != 4 || !w.symmetric || m.cols % tensor::kQuantBlock != 0 || m.int8.data != nullptr) return false;
+    if (m.bits < 2 || m.bits > 4 || !w.symmetric || m.cols % tensor::kQuantBlock != 0 || m.int8.data != nullptr) return false;
     if (w.strategy == CtStrategy::kGroup && w.group_size % tensor::kQuantBlock != 0) return false;
     for (int64_t i = 0; i < m.scale.NumElements(); ++i) {
       const float s = ScaleAt(m.scale, i);
@@ -569,9 +570,11 @@ class CtSource final : public WeightSource {
           qs = blk->qs[r % 2];
         }
         *d = tensor::FloatToF16(ScaleOf(m, r, b * tensor::kQuantBlock));
+        const int32_t to_nibble = 8 - (1 << (m.bits - 1));  // the CT value u = q + 2^(b-1) -> q + 8
         for (int64_t j = 0; j < 16; ++j) {
           const int64_t k = b * tensor::kQuantBlock + j;
-          qs[j] = static_cast<uint8_t>(tensor::CtUnpackU(row, k, 4) | (tensor::CtUnpackU(row, k + 16, 4) << 4));
+          qs[j] = static_cast<uint8_t>((tensor::CtUnpackU(row, k, m.bits) + to_nibble) |
+                                       ((tensor::CtUnpackU(row, k + 16, m.bits) + to_nibble) << 4));
         }
       }
     }

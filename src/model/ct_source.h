@@ -2,10 +2,11 @@
 // a Hugging Face safetensors directory whose config.json carries a `quantization_config` with
 // quant_method "compressed-tensors". It wraps the directory's own source and presents every
 // quantized module `X` under the name `X.weight`, shape [N, K], as the kernels read it:
-// - int4 symmetric weight-only (Google's *-qat-w4a16-ct: group 32; any group size that is a
-//   multiple of 32, or per channel / per tensor) with K a multiple of 32 and every scale exact
-//   in f16: gemmad's kQ4_0 (tensor/quant_blocks.h), the same integers and scales moved into
-//   Q4_0 blocks (u = q + 8 is the Q4_0 nibble); the --quantization int4 kernels then read the
+// - int2..int4 symmetric weight-only (Google's *-qat-w4a16-ct: int4 group 32; the mobile files'
+//   int2 per-row embeddings; any group size that is a multiple of 32, or per channel / per tensor)
+//   with K a multiple of 32 and every scale exact in f16: gemmad's kQ4_0 (tensor/quant_blocks.h),
+//   the same integers and scales moved into Q4_0 blocks (u = q + 8 is the Q4_0 nibble); the
+//   --quantization int4 kernels (and the embedding gather) then read the
 //   checkpoint's own 4.5 bits per weight. They compute w = q·s exactly in fp32 where the
 //   reference rounds q·s to bf16, and meet int8-quantized activations (the int4 kernels' recipe).
 // - FP8 E4M3 weights per channel or per tensor with dynamic per-token FP8 activations (RedHat's

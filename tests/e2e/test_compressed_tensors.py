@@ -331,3 +331,19 @@ def test_malformed_unfused_experts_are_one_line_errors(tmp_path, name, rename, n
     assert out.returncode != 0
     errors = [l for l in out.stderr.splitlines() if l.startswith("gemmad serve: error:")]
     assert len(errors) == 1 and needle in errors[0] and "config.json" in errors[0], out.stderr
+
+
+def test_mobile_int2_embeddings_are_read_in_place():
+    """The mobile file's int2 per-row embeddings (weight-only) load as int4 blocks, read as stored by the gather and
+    the tied LM head instead of a bf16 copy 8x their size; the model still computes in bf16 (its norms' dtype), so
+    the KV cache is bf16 as for the dense model, not the f32 a block-quantized embedding alone would suggest."""
+    d = e2e.generated_model("e2e_mobile", ["--preset", "e2e", "--weight-format", "mobile"])
+    with open(os.path.join(d, "config.json"), encoding="utf-8") as f:
+        groups = json.load(f)["quantization_config"]["config_groups"]
+    assert groups["embed"]["weights"]["num_bits"] == 2 and groups["embed"]["input_activations"] is None
+    with e2e.Server([d], name="ct-mobile") as s:
+        log = s.log()
+        assert "1 modules read in place as int4 blocks of 32" in log, log
+        assert set(re.findall(r"KV group .+?: \d+ blocks of \d+ tokens \([\d.]+ MiB, (\w+)\)", log)) == {"BF16"}, log
+        r = s.client().completions.create(model=d, prompt="The capital of France is", max_tokens=8, temperature=0)
+        assert r.usage.completion_tokens == 8

@@ -126,7 +126,10 @@ Result<Weights> BindWeights(const Config& c, const TensorLookup& lookup, const s
   w.layers.resize(static_cast<size_t>(L));
   for (int64_t l = 0; l < L; ++l) GEMMAD_RETURN_IF_ERROR(BindLayer(c, l, b, w.layers[l]));
   w.lm_head = w.embed;
-  w.compute_dtype = w.embed.dtype == tensor::DType::kBF16 ? tensor::DType::kBF16 : tensor::DType::kF32;
+  // A block-quantized embedding (GGUF, or a compressed-tensors one read in place) says nothing of the
+  // model's dtype: its final norm's does (bf16 in a bf16 checkpoint, f32 in a GGUF file).
+  const tensor::DType model_dtype = tensor::IsBlockQuantized(w.embed.dtype) ? w.final_norm.dtype : w.embed.dtype;
+  w.compute_dtype = model_dtype == tensor::DType::kBF16 ? tensor::DType::kBF16 : tensor::DType::kF32;
   return w;
 }
 
