@@ -231,7 +231,9 @@ class CtSource final : public WeightSource {
   // integers fit Q4_0's nibbles (u = q + 8) as they are.
   static bool Q4Native(const Module& m) {
     const CtArgs& w = *m.scheme->weights;
-    if (m.bits < 2 || m.bits > 4 || !w.symmetric || m.cols % tensor::kQuantBlock != 0 || m.int8.data != nullptr) return false;
+    if (m.bits < 2 || m.bits > 4 || !w.symmetric || m.cols % tensor::kQuantBlock != 0 || m.int8.data != nullptr) {
+      return false;
+    }
     if (w.strategy == CtStrategy::kGroup && w.group_size % tensor::kQuantBlock != 0) return false;
     for (int64_t i = 0; i < m.scale.NumElements(); ++i) {
       const float s = ScaleAt(m.scale, i);

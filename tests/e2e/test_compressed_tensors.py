@@ -347,3 +347,13 @@ def test_mobile_int2_embeddings_are_read_in_place():
         assert set(re.findall(r"KV group .+?: \d+ blocks of \d+ tokens \([\d.]+ MiB, (\w+)\)", log)) == {"BF16"}, log
         r = s.client().completions.create(model=d, prompt="The capital of France is", max_tokens=8, temperature=0)
         assert r.usage.completion_tokens == 8
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--weight-format", "dense", "--kv-cache-scheme", "tensor"], "--kv-cache-scheme needs a quantized --weight-format"),
+    (["--weight-format", "fp8", "--kv-cache-scheme", "channel"], "--kv-cache-scheme must be tensor or attn_head"),
+])
+def test_make_test_model_kv_cache_scheme_usage_errors(tmp_path, args, needle):
+    out = subprocess.run([e2e.BIN, "make-test-model", str(tmp_path / "m"), "--preset", "t1"] + args,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and needle in out.stderr.splitlines()[0], out.stderr

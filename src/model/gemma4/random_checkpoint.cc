@@ -219,7 +219,9 @@ uint64_t CheckpointDataBytes(const Config& config, const RandomCheckpointOptions
                                            : static_cast<uint64_t>(w.num_elements()) * tensor::DTypeSize(options.dtype);
   }
   if (!options.kv_cache_scheme.empty()) {
-    for (const io::TensorToWrite& t : CtKvScaleTensors(config, "", options.kv_cache_scheme, options.seed)) n += t.size_bytes();
+    for (const io::TensorToWrite& t : CtKvScaleTensors(config, "", options.kv_cache_scheme, options.seed)) {
+      n += t.size_bytes();
+    }
   }
   return n;
 }

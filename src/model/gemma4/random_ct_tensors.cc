@@ -325,7 +325,8 @@ std::vector<io::TensorToWrite> CtKvScaleTensors(const Config& c, const std::stri
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
     if (c.is_kv_shared(l)) continue;
     const int64_t n = strategy == "attn_head" ? c.layer_num_kv_heads(l) : 1;
-    const std::vector<int64_t> shape = strategy == "attn_head" ? std::vector<int64_t>{n, 1, 1} : std::vector<int64_t>{1};
+    const std::vector<int64_t> shape =
+        strategy == "attn_head" ? std::vector<int64_t>{n, 1, 1} : std::vector<int64_t>{1};
     for (const char* which : {"k_scale", "v_scale"}) {
       const std::string name = fmt::format("{}layers.{}.self_attn.{}", prefix, l, which);
       out.push_back({name, "F32", shape, [name, n, seed](io::ByteSink& sink) -> Status {
