@@ -42,7 +42,10 @@ json LayerPlan(const Config& c) {
 }
 
 // KV groups: the KV-owning layers of each type; bytes per token for bf16 K and V.
-json KvGroups(const Config& c) {
+// The KV cache `serve` makes by default: bf16 (2 bytes a value), or FP8 E4M3 (1) for a checkpoint
+// with static FP8 KV scales (a compressed-tensors kv_cache_scheme).
+json KvGroups(const Config& c, bool fp8) {
+  const int64_t value_bytes = fp8 ? 1 : 2;
   json groups = json::array();
   int64_t total = 0;
   for (bool sliding : {true, false}) {
@@ -51,14 +54,15 @@ json KvGroups(const Config& c) {
       if (c.is_sliding(l) == sliding && !c.is_kv_shared(l)) owners.push_back(l);
     }
     if (owners.empty()) continue;
-    int64_t per_layer = 2 * c.layer_num_kv_heads(owners[0]) * c.layer_head_dim(owners[0]) * 2;
+    int64_t per_layer = 2 * c.layer_num_kv_heads(owners[0]) * c.layer_head_dim(owners[0]) * value_bytes;
     json g = {{"type", sliding ? "sliding" : "full"}, {"layers", owners},
               {"bytes_per_token_per_layer", per_layer}, {"bytes_per_token", per_layer * static_cast<int64_t>(owners.size())}};
     if (sliding) g["window"] = c.sliding_window;
     total += per_layer * static_cast<int64_t>(owners.size());
     groups.push_back(g);
   }
-  return {{"dtype", "bf16"}, {"groups", groups}, {"bytes_per_token_all_groups", total}};
+  return {{"dtype", fp8 ? "fp8_e4m3" : "bf16"}, {"checkpoint_scales", fp8}, {"groups", groups},
+          {"bytes_per_token_all_groups", total}};
 }
 
 json Summary(const Checkpoint& ck) {
@@ -94,7 +98,7 @@ json Summary(const Checkpoint& ck) {
                    {"used_without_per_layer_embedding", pc.used - pc.per_layer_embedding}};
   out["bytes"] = {{"text", st.text_bytes}, {"text_unused", st.unused_text_bytes}, {"skipped_non_text", st.skipped_bytes}};
   out["tensors"] = {{"text", st.num_text_tensors}, {"skipped_non_text", st.num_skipped_tensors}};
-  out["kv_cache"] = KvGroups(c);
+  out["kv_cache"] = KvGroups(c, ck.source().kv_cache_scales().has_value());
   const auto& g = ck.generation_config();
   out["generation_config"] = {{"present", g.from_file}, {"eos_token_ids", g.eos_token_ids}};
   if (g.temperature) out["generation_config"]["temperature"] = *g.temperature;

@@ -256,6 +256,11 @@ def test_checkpoint_kv_cache_scales_choose_and_scale_the_fp8_cache(strategy):
     cache is FP8 E4M3 (vLLM's choice for such a checkpoint) and `fp8` gives the very same answer; `bfloat16` keeps a
     bf16 cache, the scales unused, and the answer moves."""
     d = kv_scales_dir(strategy)
+    inspect = json.loads(subprocess.run([e2e.BIN, "inspect", d], capture_output=True, text=True, check=True).stdout)
+    assert inspect["kv_cache"]["dtype"] == "fp8_e4m3" and inspect["kv_cache"]["checkpoint_scales"]
+    dense = json.loads(subprocess.run([e2e.BIN, "inspect", e2e.model_dir()], capture_output=True, text=True,
+                                      check=True).stdout)
+    assert 2 * inspect["kv_cache"]["bytes_per_token_all_groups"] == dense["kv_cache"]["bytes_per_token_all_groups"]
     auto_dtypes, auto_lp, log = first_answer([d])
     assert auto_dtypes == {"F8_E4M3"}, auto_dtypes
     assert "static FP8 KV cache scales" in log, log
