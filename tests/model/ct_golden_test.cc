@@ -9,8 +9,11 @@
 //   the int8 activation rounding of those kernels, bounded like the GGUF Q4_0 files.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <nlohmann/json.hpp>
@@ -23,6 +26,8 @@
 #include "golden_compare.h"
 #include "model/ct_source.h"
 #include "model/gemma4/model.h"
+#include "model/gemma4/presets.h"
+#include "model/gemma4/random_checkpoint.h"
 #include "model/open_weight_source.h"
 #include "model/safetensors_source.h"
 #include "sequence_runner.h"
@@ -268,6 +273,55 @@ TEST_P(CtQuantizedActivationsGolden, GivesVllmsNumerics) {
     EXPECT_GT(no_kv.mean_abs, 10 * s.mean_abs);
     EXPECT_LE(step.mean_abs, 2 * s.mean_abs + 1e-6);
   }
+}
+
+// The mobile layout's weight-only tables (int2 per-row embeddings, int4 per-row PLE table), written by
+// make-test-model on T3 (whose PLE rows, 8 layers x 16, tile into blocks of 32): read in place as int4
+// blocks, every element within half a bf16 step of the library's bf16(q·s) (the dequantized path's
+// value) and rounding to it; the model computes in bf16 (its norms' dtype), and its logits stay close
+// to the dequantized tables' (the tied LM head's int8 activation rounding).
+TEST(CtMobileTables, AreReadInPlaceAsInt4Blocks) {
+  const std::string dir = ::testing::TempDir() + "/gemmad_ct_mobile_t3_" + std::to_string(::getpid());
+  auto preset = FindPreset("t3");
+  ASSERT_TRUE(preset.ok());
+  RandomCheckpointOptions opt;
+  opt.seed = 5;
+  opt.ct_format = CtWeightFormat::kMobile;
+  ASSERT_TRUE(WriteRandomCheckpoint(dir, preset->config, opt).ok());
+  const auto open = [&](bool dequantize_all) -> std::shared_ptr<const WeightSource> {
+    auto d = OpenSafetensorsDir(dir);
+    EXPECT_TRUE(d.ok()) << d.status().ToString();
+    auto qc = FindQuantizationConfig((*d)->config_json(), (*d)->config_label());
+    auto s = OpenCtSource(std::move(d).value(), **qc, {.dequantize_all = dequantize_all});
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return std::shared_ptr<const WeightSource>(std::move(s).value());
+  };
+  const auto native = open(false), exact = open(true);
+  for (const char* name : {"model.embed_tokens.weight", "model.embed_tokens_per_layer.weight"}) {
+    SCOPED_TRACE(name);
+    auto q = native->View(name), b = exact->View(name);
+    ASSERT_TRUE(q.ok() && b.ok());
+    ASSERT_EQ(q->dtype, tensor::DType::kQ4_0);
+    ASSERT_EQ(b->dtype, tensor::DType::kBF16);
+    const int64_t rows = q->shape[0], in = q->shape[1];
+    for (int64_t o = 0; o < rows; o += 7) {
+      for (int64_t i = 0; i < in; ++i) {
+        const double got = kernels::reference::Dequantized(q->As<const uint8_t>(), q->dtype, rows, in, o, i);
+        const uint16_t want = b->As<const uint16_t>()[o * in + i];
+        ASSERT_EQ(tensor::FloatToBf16(static_cast<float>(got)), want) << o << "," << i;
+      }
+    }
+  }
+  auto fast = Model::Load(native, {}), ref = Model::Load(exact, {});
+  ASSERT_TRUE(fast.ok() && ref.ok());
+  EXPECT_EQ((*fast)->compute_dtype(), tensor::DType::kBF16);
+  const std::vector<int64_t> ids = {2, 17, 300, 45, 511, 9, 128, 77, 3, 260};
+  const std::vector<float> a = Prefill(**fast, ids), r = Prefill(**ref, ids);
+  const int64_t V = (*fast)->config().vocab_size, T = static_cast<int64_t>(ids.size());
+  const auto [kl, top1] = testing::MeanKlAndTop1(r.data(), a.data(), T, V);
+  std::printf("[ct] mobile T3 tables in place vs dequantized: mean KL %.4f top-1 %.2f\n", kl, top1);
+  EXPECT_LE(kl, 0.01);  // measured 0.0005, top-1 1.00
+  std::filesystem::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(Checkpoints, CtGolden,

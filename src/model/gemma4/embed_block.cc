@@ -58,9 +58,16 @@ void EmbedTokens(const LayerContext& lc) {
   }
   // The table is a mapped file read a few rows per step: ask for all of the step's rows at once, so
   // rows missing from the page cache are read as one request each, not page fault by page fault.
+  // A kQ4_0 table (an int2..int4 checkpoint table read in place) keeps rows in pairs, interleaved
+  // block by block (tensor/quant_blocks.h): a row's bytes are its pair's.
   const auto* table = static_cast<const uint8_t*>(w.ple_table.data);
   const size_t row_bytes = static_cast<size_t>(w.ple_table.SizeBytes() / w.ple_table.shape[0]);
-  for (int32_t id : ple_ids) io::Advise(table + static_cast<size_t>(id) * row_bytes, row_bytes, io::Advice::kWillNeed);
+  const bool pairs = w.ple_table.dtype == tensor::DType::kQ4_0;
+  for (int32_t id : ple_ids) {
+    const size_t first = pairs ? static_cast<size_t>(id) / 2 * 2 : static_cast<size_t>(id);
+    const size_t rows = pairs ? std::min<size_t>(2, static_cast<size_t>(w.ple_table.shape[0]) - first) : 1;
+    io::Advise(table + first * row_bytes, rows * row_bytes, io::Advice::kWillNeed);
+  }
   TensorView tok = lc.buf.ple_tmp.View({n, L * P});
   kernels::EmbeddingGather(lc.exec, w.ple_table, IdsView(ple_ids), EmbedScale(P, w.compute_dtype), tok);
   // Context part: projection of the scaled embedding, × H^-1/2, RMSNorm per layer slice.

@@ -92,7 +92,8 @@ std::vector<WeightSpec> ExpertMembers(const WeightSpec& w) {
 bool CtQuantizes(CtWeightFormat f, const WeightSpec& w) {
   if (f == CtWeightFormat::kFp8Dynamic && IsExpertStack(w)) return true;
   if (f == CtWeightFormat::kMobile) {
-    return w.name == "embed_tokens.weight" || (IsTextLinear(w) && !EndsWith(w.name, "per_layer_model_projection.weight"));
+    return w.name == "embed_tokens.weight" || w.name == "embed_tokens_per_layer.weight" ||
+           (IsTextLinear(w) && !EndsWith(w.name, "per_layer_model_projection.weight"));
   }
   if (f == CtWeightFormat::kDense || !IsTextLinear(w)) return false;
   return f == CtWeightFormat::kFp8Dynamic || w.shape[1] % kGroup == 0;
@@ -194,7 +195,7 @@ std::vector<io::TensorToWrite> MobileTensors(const std::string& full, const Weig
                  RowFill(w, seed, k, bits, [](const std::vector<int8_t>&, const std::vector<uint16_t>& s, std::string* buf) {
                    buf->append(reinterpret_cast<const char*>(s.data()), s.size() * 2);
                  })});
-  if (w.name != "embed_tokens.weight") {
+  if (w.name != "embed_tokens.weight" && w.name != "embed_tokens_per_layer.weight") {  // weight-only tables
     for (const char* suffix : {".input_scale", ".output_scale"}) {
       out.push_back({module + suffix, "BF16", {1}, [](io::ByteSink& sink) -> Status {
                        const uint16_t s = tensor::FloatToBf16(kMobileActScale);
@@ -268,7 +269,7 @@ std::string AddCtQuantizationConfig(CtWeightFormat f, const std::string& config_
                {"format", format}};
     };
     J ignore = {"lm_head", "re:.*router.*", "re:.*vision_tower.*", "re:.*audio_tower.*", "re:.*embed_vision.*",
-                "re:.*embed_audio.*", "re:.*per_layer_model_projection$", "re:.*embed_tokens_per_layer$"};
+                "re:.*embed_audio.*", "re:.*per_layer_model_projection$"};
     for (const std::string& m : dense_linears) ignore.push_back(m);
     j["quantization_config"] = {
         {"config_groups",
@@ -276,7 +277,8 @@ std::string AddCtQuantizationConfig(CtWeightFormat f, const std::string& config_
           {"mlp_int4", group("re:.*layers\\.([0-9]|1[0-4])\\.mlp\\..*_proj$", 4, true, "pack-quantized")},
           {"mlp_int2", group("re:.*layers\\.(1[5-9]|[2-9][0-9])\\.mlp\\..*_proj$", 2, true, "pack-quantized")},
           {"ple", group("re:.*per_layer_(input_gate|projection)$", 8, true, "int-quantized")},
-          {"embed", group("re:.*embed_tokens$", 2, false, "pack-quantized")}}},
+          {"embed", group("re:.*embed_tokens$", 2, false, "pack-quantized")},
+          {"ple_table", group("re:.*embed_tokens_per_layer$", 4, false, "pack-quantized")}}},
         {"format", "mixed-precision"},
         {"ignore", ignore},
         {"kv_cache_scheme", nullptr},

@@ -26,7 +26,7 @@ namespace gemmad::model::gemma4 {
 // Mobile, as Google's *-qat-mobile-ct files are (§3.3): int4 attention, int4 MLP up to layer 14
 // and int2 from layer 15 on, int8 PLE gates/projections stored int-quantized, all per channel with
 // static int8 input/output activation scales (a fixed ±16 range here), int2 per-row embeddings (tied
-// LM head) weight-only; the PLE table and the model projection stay dense.
+// LM head) and an int4 per-row PLE table (E2B's) weight-only; the PLE model projection stays dense.
 enum class CtWeightFormat { kDense, kW4A16, kFp8Dynamic, kMobile };
 
 // True when the layout stores this tensor quantized; a text Linear it leaves dense (W4A16: rows not
