@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <deque>
 #include <map>
 #include <unordered_map>
@@ -28,6 +29,7 @@ struct Vec64Hash {
 };
 
 void EpsClosure(const Nfa& nfa, std::vector<int32_t>& set, std::vector<uint8_t>& seen) {
+  const size_t head = set.size();
   std::vector<int32_t> stack(set.begin(), set.end());
   for (int32_t s : set) seen[static_cast<size_t>(s)] = 1;
   while (!stack.empty()) {
@@ -42,7 +44,16 @@ void EpsClosure(const Nfa& nfa, std::vector<int32_t>& set, std::vector<uint8_t>&
     }
   }
   for (int32_t s : set) seen[static_cast<size_t>(s)] = 0;
-  std::sort(set.begin(), set.end());
+  // The canonical (sorted, unique) form. The states a transition reaches usually arrive in order
+  // (Determinize walks its sorted set) and the closure appends the rest: then only that tail is
+  // sorted and merged in, instead of the whole set (a chain like .*c{N} has sets of N states).
+  const auto tail = set.begin() + static_cast<std::ptrdiff_t>(head);
+  if (std::is_sorted(set.begin(), tail)) {
+    std::sort(tail, set.end());
+    std::inplace_merge(set.begin(), tail, set.end());
+  } else {
+    std::sort(set.begin(), set.end());
+  }
   set.erase(std::unique(set.begin(), set.end()), set.end());
 }
 
@@ -88,14 +99,16 @@ Result<Dfa> Determinize(const Nfa& nfa, size_t max_states, const BudgetMeter* me
     }
     const std::vector<int32_t> set = subsets[cur];
     DfaState st;
-    std::vector<int> points;
+    // The byte intervals: every edge's lo and hi + 1 cut [0, 256) (marks, not a sort: the set may
+    // hold thousands of states).
+    std::array<uint8_t, 257> cut{};
     std::map<int32_t, std::vector<int32_t>> refs, tokens;
     for (int32_t s : set) {
       if (nfa.final[static_cast<size_t>(s)]) st.final = true;
       for (const auto& e : nfa.out[static_cast<size_t>(s)]) {
         if (e.kind == EdgeKind::kByte) {
-          points.push_back(e.lo);
-          points.push_back(e.hi + 1);
+          cut[e.lo] = 1;
+          cut[static_cast<size_t>(e.hi) + 1] = 1;
         } else if (e.kind == EdgeKind::kRef) {
           refs[e.sym].push_back(e.to);
         } else if (e.kind == EdgeKind::kToken) {
@@ -103,18 +116,26 @@ Result<Dfa> Determinize(const Nfa& nfa, size_t max_states, const BudgetMeter* me
         }
       }
     }
-    std::sort(points.begin(), points.end());
-    points.erase(std::unique(points.begin(), points.end()), points.end());
-    for (size_t k = 0; k + 1 < points.size(); ++k) {
-      int lo = points[k], hi = points[k + 1] - 1;
-      std::vector<int32_t> target;
-      for (int32_t s : set) {
-        for (const auto& e : nfa.out[static_cast<size_t>(s)]) {
-          if (e.kind == EdgeKind::kByte && e.lo <= lo && hi <= e.hi) target.push_back(e.to);
+    std::vector<int> points;
+    std::array<int16_t, 257> interval{};  // byte -> the interval [points[k], points[k+1]) holding it
+    for (int b = 0; b <= 256; ++b) {
+      if (cut[static_cast<size_t>(b)]) points.push_back(b);
+      interval[static_cast<size_t>(b)] = static_cast<int16_t>(points.size()) - 1;
+    }
+    // Each interval's targets, in the order of the set's states and their edges.
+    std::vector<std::vector<int32_t>> targets(points.empty() ? 0 : points.size() - 1);
+    for (int32_t s : set) {
+      for (const auto& e : nfa.out[static_cast<size_t>(s)]) {
+        if (e.kind != EdgeKind::kByte) continue;
+        for (int k = interval[e.lo]; k < interval[static_cast<size_t>(e.hi) + 1]; ++k) {
+          targets[static_cast<size_t>(k)].push_back(e.to);
         }
       }
-      if (target.empty()) continue;
-      int32_t to = intern(std::move(target));
+    }
+    for (size_t k = 0; k + 1 < points.size(); ++k) {
+      if (targets[k].empty()) continue;
+      const int lo = points[k], hi = points[k + 1] - 1;
+      int32_t to = intern(std::move(targets[k]));
       PushByteEdge(st.bytes, lo, hi, to);
     }
     for (auto& [sym, targets] : refs) st.refs.push_back({sym, intern(targets)});
