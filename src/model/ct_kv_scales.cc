@@ -17,6 +17,14 @@ constexpr std::string_view kSuffixes[] = {".k_scale", ".v_scale", ".q_scale"};
 
 }  // namespace
 
+float ScaleAt(const tensor::TensorView& s, int64_t i) {
+  switch (s.dtype) {
+    case DType::kBF16: return tensor::Bf16ToFloat(s.As<const uint16_t>()[i]);
+    case DType::kF16: return tensor::F16ToFloat(s.As<const uint16_t>()[i]);
+    default: return s.As<const float>()[i];
+  }
+}
+
 Result<std::vector<KvCacheScales>> ReadCtKvScales(const CtArgs& scheme, const WeightSource& source,
                                                   std::set<std::string, std::less<>>* consumed) {
   const std::string& label = source.config_label();
@@ -60,9 +68,7 @@ Result<std::vector<KvCacheScales>> ReadCtKvScales(const CtArgs& scheme, const We
     KvCacheScales& s = by_attention[name.substr(0, name.size() - suffix.size())];
     std::vector<float>& out = suffix == ".k_scale" ? s.k : s.v;
     for (int64_t i = 0; i < n; ++i) {
-      const float x = v.dtype == DType::kBF16  ? tensor::Bf16ToFloat(v.As<const uint16_t>()[i])
-                      : v.dtype == DType::kF16 ? tensor::F16ToFloat(v.As<const uint16_t>()[i])
-                                               : v.As<const float>()[i];
+      const float x = ScaleAt(v, i);
       if (!(x > 0.0f) || !std::isfinite(x)) {
         return DataLossError(fmt::format("{}: tensor '{}' holds {}: a KV cache scale must be finite and positive",
                                          info->origin, name, x));

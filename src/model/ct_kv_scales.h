@@ -14,6 +14,9 @@
 
 namespace gemmad::model {
 
+// Element i of a scale tensor (BF16, F16 or F32) as float.
+float ScaleAt(const tensor::TensorView& s, int64_t i);
+
 // Checks `scheme` as vLLM does (float, 8 bits, symmetric, static, per tensor or per attention
 // head) and reads every `<attention>.k_scale` / `.v_scale` of `source` (F32, BF16 or F16; [1] or a
 // scalar per tensor, [num_kv_heads, 1, 1] per head; finite and > 0). The names it read (and each

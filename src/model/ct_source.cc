@@ -52,13 +52,6 @@ struct Module {
   std::string origin;
 };
 
-float ScaleAt(const TensorView& s, int64_t i) {
-  switch (s.dtype) {
-    case DType::kBF16: return tensor::Bf16ToFloat(s.As<const uint16_t>()[i]);
-    case DType::kF16: return tensor::F16ToFloat(s.As<const uint16_t>()[i]);
-    default: return s.As<const float>()[i];
-  }
-}
 
 class CtSource final : public WeightSource {
  public:
