@@ -26,7 +26,8 @@
 // the weights quantized once and copied through the rotation set (cold only); weight_GB/s then
 // counts the quantized bytes (in + 4 per row for Q8_R, 18 per 32 weights for Q4_0). LinearF8R/...
 // (n 1, 5, 16) runs random compressed-tensors FP8 rows (in + 4 bytes), cold; a small
-// GEMMAD_BENCH_ROTATE_MIB makes them hot.
+// GEMMAD_BENCH_ROTATE_MIB makes them hot. LinearLUT4_R/... and LinearLUT2_R/... the same with
+// code-table rows (tensor/lut_rows.h: 64 + in / 2 or in / 4 bytes, the mobile QAT Linears).
 // Run a subset with --benchmark_filter, e.g. 'e2b\.' or 'n:1/threads:2/cold'.
 // Kernel tables: by default the active one (GEMMAD_CPU_ISA forces it). GEMMAD_BENCH_ISAS=avx2,avx512
 // runs every case once per listed table, interleaved (case names end /isa:<name>), so tables are
@@ -248,7 +249,8 @@ void BM_LinearQuant(benchmark::State& state, LinearShape shape, t::DType dtype, 
 // The ggml block types GGUF files store (kGgmlQ8_0, kGgmlQ5_0), read in place: random blocks
 // (random payload bytes, f16 scales in [-0.05, 0.05]) copied through the rotation set like
 // BM_LinearQuant's; weight_GB/s counts the block bytes (34 / 22 per 32 weights). Also kF8R
-// (compressed-tensors FP8: random E4M3 codes, 4 + in bytes a row).
+// (compressed-tensors FP8: random E4M3 codes, 4 + in bytes a row) and kLut4R / kLut2R (a table of
+// 16 small floats, random codes).
 void BM_LinearGgml(benchmark::State& state, LinearShape shape, t::DType dtype, int64_t n, int threads) {
   t::TensorView wv{nullptr, dtype, {shape.out, shape.in}};
   const size_t q_bytes = wv.SizeBytes();
@@ -266,6 +268,14 @@ void BM_LinearGgml(benchmark::State& state, LinearShape shape, t::DType dtype, i
       const float d = 1e-3f;
       std::memcpy(one.data() + at, &d, 4);
       for (size_t i = 4; i < row_bytes; ++i) one[at + i] ^= (one[at + i] & 0x7F) == 0x7F ? 1 : 0;
+    }
+  } else if (dtype == t::DType::kLut4R || dtype == t::DType::kLut2R) {
+    const size_t row_bytes = t::RowBytes(dtype, shape.in);
+    for (size_t at = 0; at < q_bytes; at += row_bytes) {
+      for (int e = 0; e < 16; ++e) {
+        const float v = static_cast<float>(e - 8) * 1e-3f;
+        std::memcpy(one.data() + at + 4 * static_cast<size_t>(e), &v, 4);
+      }
     }
   } else {
     const size_t block_bytes = dtype == t::DType::kGgmlQ8_0 ? 34 : 22;
@@ -384,13 +394,16 @@ int RegisterAll() {
   for (const LinearShape& s : kShapes) {
     for (int64_t n : {1, 5, 16}) {
       for (int threads : {1, 2}) {
-        std::string name = "LinearF8R/" + std::string(s.name) + "/" + std::to_string(s.out) + "x" +
-                           std::to_string(s.in) + "/n:" + std::to_string(n) + "/threads:" + std::to_string(threads) +
-                           "/cold";
-        benchmark::RegisterBenchmark(name.c_str(), BM_LinearGgml, s, t::DType::kF8R, n, threads)
-            ->UseRealTime()
-            ->MinTime(0.3)
-            ->Unit(benchmark::kMicrosecond);
+        for (t::DType dtype : {t::DType::kF8R, t::DType::kLut4R, t::DType::kLut2R}) {
+          if (s.in % t::BlockElements(dtype) != 0) continue;
+          std::string name = "Linear" + std::string(dtype == t::DType::kF8R ? "F8R" : t::DTypeName(dtype)) + "/" +
+                             std::string(s.name) + "/" + std::to_string(s.out) + "x" + std::to_string(s.in) +
+                             "/n:" + std::to_string(n) + "/threads:" + std::to_string(threads) + "/cold";
+          benchmark::RegisterBenchmark(name.c_str(), BM_LinearGgml, s, dtype, n, threads)
+              ->UseRealTime()
+              ->MinTime(0.3)
+              ->Unit(benchmark::kMicrosecond);
+        }
       }
     }
   }

@@ -44,6 +44,12 @@ using LinearF8Fn = void (*)(const float* xq, const float* s, int64_t n, int64_t 
 // xq[t, i] = RoundToE4M3(x[t, i] / s[t]) (tensor/fp8.h). Portable; the same bits everywhere.
 void QuantizeActsF8(const float* x, int64_t n, int64_t in, float* xq, float* s);
 
+// Table-row Linear (kLut4R / kLut2R weights, tensor/lut_rows.h; one entry per code width): y[t, o] =
+// Σ_i x[t, i] · lut_o[code_o(i)] for o in [o_begin, o_end), x f32 as given, summed in fp32 (order
+// per kernel; every tile of a kernel in the same order, so results are batch-invariant).
+using LinearLutFn = void (*)(const float* x, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
+                             int64_t o_end, float* y, int64_t ldy);
+
 // Load-time weight quantization of one row x [in] f32 (in % 32 == 0), bit-identical in every
 // table. Q8_R: writes {d, q[in]} at row. Q4_0: block b's f16 scale goes to scale + b·stride and
 // its 16 nibble bytes to qs + b·stride (stride 36 inside a row pair, 18 for a lone row).
@@ -82,6 +88,8 @@ struct CpuKernelTable {
   LinearQuantFn linear_ggml_q4_k;  // kGgmlQ4_K
   LinearQuantFn linear_ggml_q6_k;  // kGgmlQ6_K
   LinearF8Fn linear_f8r;           // kF8R weights (compressed-tensors FP8)
+  LinearLutFn linear_lut4r;        // kLut4R weights (compressed-tensors mobile QAT int4/int3)
+  LinearLutFn linear_lut2r;        // kLut2R weights (compressed-tensors mobile QAT int2)
   QuantizeRowQ8RFn quantize_row_q8r;
   QuantizeRowQ4_0Fn quantize_row_q4_0;
   GeluTanhMulFn gelu_tanh_mul;
@@ -118,6 +126,18 @@ void GemmF32Avx2(const float* a, int64_t lda, const float* b, int64_t ldb, float
                  int64_t n, int64_t k);
 void GemmF32Avx512(const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc, int64_t m,
                    int64_t n, int64_t k);
+void LinearLut4RGeneric(const float* x, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin, int64_t o_end,
+                        float* y, int64_t ldy);
+void LinearLut2RGeneric(const float* x, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin, int64_t o_end,
+                        float* y, int64_t ldy);
+void LinearLut4RAvx2(const float* x, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin, int64_t o_end,
+                     float* y, int64_t ldy);
+void LinearLut2RAvx2(const float* x, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin, int64_t o_end,
+                     float* y, int64_t ldy);
+void LinearLut4RAvx512(const float* x, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin, int64_t o_end,
+                       float* y, int64_t ldy);
+void LinearLut2RAvx512(const float* x, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin, int64_t o_end,
+                       float* y, int64_t ldy);
 void QuantizeActsGeneric(const float* x, int64_t n, int64_t in, int8_t* q, float* d);
 void LinearQ8RGeneric(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                       int64_t o_begin, int64_t o_end, float* y, int64_t ldy);

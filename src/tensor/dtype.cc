@@ -2,6 +2,7 @@
 #include "tensor/dtype.h"
 
 #include "tensor/ggml_types.h"
+#include "tensor/lut_rows.h"
 #include "tensor/quant_blocks.h"
 
 namespace gemmad::tensor {
@@ -12,14 +13,15 @@ size_t DTypeSize(DType t) {
     case DType::kF32: case DType::kI32: return 4;
     case DType::kBF16: case DType::kF16: case DType::kI16: return 2;
     case DType::kI8: case DType::kU8: case DType::kBool: case DType::kF8E4M3: return 1;
-    case DType::kQ8R: case DType::kQ4_0: case DType::kF8R: return 0;
+    case DType::kQ8R: case DType::kQ4_0: case DType::kF8R: case DType::kLut4R: case DType::kLut2R: return 0;
     case DType::kGgmlQ8_0: case DType::kGgmlQ5_0: case DType::kGgmlQ4_K: case DType::kGgmlQ6_K: return 0;
   }
   return 0;
 }
 
 bool IsBlockQuantized(DType t) {
-  return t == DType::kQ8R || t == DType::kQ4_0 || t == DType::kF8R || GgmlTypeId(t).has_value();
+  return t == DType::kQ8R || t == DType::kQ4_0 || t == DType::kF8R || t == DType::kLut4R || t == DType::kLut2R ||
+         GgmlTypeId(t).has_value();
 }
 
 std::optional<uint32_t> GgmlTypeId(DType t) {
@@ -41,6 +43,7 @@ std::optional<DType> DTypeForGgmlType(uint32_t ggml_type) {
 
 int64_t BlockElements(DType t) {
   if (auto id = GgmlTypeId(t)) return FindGgmlType(*id)->block_size;
+  if (t == DType::kLut4R || t == DType::kLut2R) return LutGroupElements(LutBits(t));
   return IsBlockQuantized(t) && t != DType::kF8R ? kQuantBlock : 1;
 }
 
@@ -49,6 +52,7 @@ size_t RowBytes(DType t, int64_t cols) {
   switch (t) {
     case DType::kQ8R: case DType::kF8R: return sizeof(float) + c;
     case DType::kQ4_0: return c / kQuantBlock * sizeof(BlockQ4_0);
+    case DType::kLut4R: case DType::kLut2R: return LutRowBytes(LutBits(t), cols);
     default:
       if (auto id = GgmlTypeId(t)) {
         const GgmlTypeInfo* g = FindGgmlType(*id);
@@ -78,6 +82,8 @@ std::string_view DTypeName(DType t) {
     case DType::kGgmlQ6_K: return "Q6_K";
     case DType::kF8E4M3: return "F8_E4M3";
     case DType::kF8R: return "F8_R";
+    case DType::kLut4R: return "LUT4_R";
+    case DType::kLut2R: return "LUT2_R";
   }
   return "?";
 }

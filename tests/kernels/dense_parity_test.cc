@@ -64,13 +64,15 @@ TEST(KernelRegistry, EveryTableIsComplete) {
     EXPECT_NE(t->linear_ggml_q4_k, nullptr);
     EXPECT_NE(t->linear_ggml_q6_k, nullptr);
     EXPECT_NE(t->linear_f8r, nullptr);
+    EXPECT_NE(t->linear_lut4r, nullptr);
+    EXPECT_NE(t->linear_lut2r, nullptr);
     EXPECT_NE(t->quantize_row_q8r, nullptr);
     EXPECT_NE(t->quantize_row_q4_0, nullptr);
     EXPECT_NE(t->gelu_tanh_mul, nullptr);
     EXPECT_NE(t->exp_shifted, nullptr);
     EXPECT_NE(t->gemm_f32, nullptr);
   }
-  static_assert(sizeof(CpuKernelTable) == sizeof(std::string_view) + 17 * sizeof(void*),
+  static_assert(sizeof(CpuKernelTable) == sizeof(std::string_view) + 19 * sizeof(void*),
                 "a new CpuKernelTable entry needs a line above");
 }
 

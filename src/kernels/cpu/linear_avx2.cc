@@ -188,6 +188,8 @@ const CpuKernelTable* Avx2CpuKernels() {
                                      .linear_ggml_q4_k = &LinearGgmlQ4_KAvx2,
                                      .linear_ggml_q6_k = &LinearGgmlQ6_KAvx2,
                                      .linear_f8r = &LinearF8RAvx2,
+                                     .linear_lut4r = &LinearLut4RAvx2,
+                                     .linear_lut2r = &LinearLut2RAvx2,
                                      .quantize_row_q8r = &QuantizeRowQ8RAvx2,
                                      .quantize_row_q4_0 = &QuantizeRowQ4_0Avx2,
                                      .gelu_tanh_mul = &GeluTanhMulAvx2,

@@ -552,6 +552,8 @@ const CpuKernelTable* Avx512CpuKernels() {
                                      .linear_ggml_q4_k = vnni ? &LinearGgmlQ4_KAvx512Vnni : &LinearGgmlQ4_KAvx2,
                                      .linear_ggml_q6_k = vnni ? &LinearGgmlQ6_KAvx512Vnni : &LinearGgmlQ6_KAvx2,
                                      .linear_f8r = bf16_vbmi ? &LinearF8RAvx512Bf16 : &LinearF8RAvx512,
+                                     .linear_lut4r = &LinearLut4RAvx512,
+                                     .linear_lut2r = &LinearLut2RAvx512,
                                      .quantize_row_q8r = &QuantizeRowQ8RAvx2,
                                      .quantize_row_q4_0 = &QuantizeRowQ4_0Avx2,
                                      .gelu_tanh_mul = &GeluTanhMulAvx512,

@@ -159,6 +159,8 @@ const CpuKernelTable* NeonCpuKernels() {
                                      .linear_ggml_q4_k = &LinearGgmlQ4_KNeon,
                                      .linear_ggml_q6_k = &LinearGgmlQ6_KNeon,
                                      .linear_f8r = &LinearF8RGeneric,
+                                     .linear_lut4r = &LinearLut4RGeneric,
+                                     .linear_lut2r = &LinearLut2RGeneric,
                                      .quantize_row_q8r = &QuantizeRowQ8RGeneric,
                                      .quantize_row_q4_0 = &QuantizeRowQ4_0Generic,
                                      .gelu_tanh_mul = &GeluTanhMulNeon,

@@ -12,6 +12,7 @@
 #include "tensor/ggml_quants.h"
 #include "tensor/half.h"
 #include "tensor/fp8.h"
+#include "tensor/lut_rows.h"
 #include "tensor/quant_blocks.h"
 
 namespace gemmad::kernels::cpu {
@@ -63,6 +64,11 @@ void DequantizeRow(const TensorView& matrix, int64_t r, float* out) {
   if (auto id = tensor::GgmlTypeId(matrix.dtype)) {
     const Status s = tensor::DequantizeGgmlRow(*id, p + static_cast<size_t>(r) * tensor::RowBytes(matrix.dtype, m), m, out);
     GEMMAD_CHECK(s.ok(), "DequantizeRow: {}", s.message());
+    return;
+  }
+  if (matrix.dtype == tensor::DType::kLut4R || matrix.dtype == tensor::DType::kLut2R) {
+    const uint8_t* row = p + static_cast<size_t>(r) * tensor::RowBytes(matrix.dtype, m);
+    for (int64_t i = 0; i < m; ++i) out[i] = tensor::LutRowElement(row, tensor::LutBits(matrix.dtype), i);
     return;
   }
   if (matrix.dtype == tensor::DType::kF8R) {

@@ -52,6 +52,12 @@ void Linear(const ExecContext&, const TensorView& x, const TensorView& w, const 
     case DType::kF8R:
       reference::LinearF8R(x.As<const float>(), n, in, w.As<const uint8_t>(), out, y.As<float>());
       break;
+    case DType::kLut4R:
+    case DType::kLut2R: {  // the table's values are the weights; f32 activations as given
+      const std::vector<float> plain = Widen(w);
+      reference::LinearF32(x.As<const float>(), n, in, plain.data(), out, y.As<float>());
+      break;
+    }
     default: {
       std::vector<int8_t> q(static_cast<size_t>(n * in));
       std::vector<float> d(static_cast<size_t>(n * in / 32));

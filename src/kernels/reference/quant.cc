@@ -9,6 +9,7 @@
 #include "tensor/fp8.h"
 #include "tensor/ggml_quants.h"
 #include "tensor/half.h"
+#include "tensor/lut_rows.h"
 
 namespace gemmad::kernels::reference {
 namespace {
@@ -113,6 +114,9 @@ std::vector<double> DequantizedRow(const uint8_t* w, tensor::DType dtype, int64_
 
 double Dequantized(const uint8_t* w, tensor::DType dtype, int64_t rows, int64_t in, int64_t o, int64_t i) {
   if (tensor::GgmlTypeId(dtype)) return DequantizedRow(w, dtype, rows, in, o)[static_cast<size_t>(i)];
+  if (dtype == tensor::DType::kLut4R || dtype == tensor::DType::kLut2R) {
+    return tensor::LutRowElement(w + static_cast<size_t>(o) * tensor::RowBytes(dtype, in), tensor::LutBits(dtype), i);
+  }
   if (dtype == tensor::DType::kF8R) {
     const uint8_t* row = w + static_cast<size_t>(o) * tensor::RowBytes(dtype, in);
     return static_cast<double>(ReadF32(row)) * tensor::E4M3ToFloat(row[4 + i]);
