@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Batch-1 decode roofline of `gemmad generate` on a real-shape checkpoint (docs/cpu-performance.md).
 
-1. Reads config.json and the safetensors headers of MODEL (a dense, or a compressed-tensors int4
-   or FP8 checkpoint: counted as gemmad holds them, Q4_0 blocks or FP8 rows) and sums the bytes of the weights one
+1. Reads config.json and the safetensors headers of MODEL (a dense, or a compressed-tensors W4A16,
+   FP8 or mobile QAT checkpoint: counted as gemmad holds them, Q4_0 blocks, FP8 rows, code-table rows
+   (tensor/lut_rows.h) or the int8 modules' bf16 copies) and sums the bytes of the weights one
    decode step actually streams (text-model.md §4-§7): q/o of every layer, k/v of the KV-owning
    layers only (layers >= L - num_kv_shared_layers reuse a donor's cache and never read theirs),
    gate/up/down of every layer, the PLE per-layer gate/projection and the global
@@ -52,6 +53,44 @@ def read_headers(model):
     return tensors
 
 
+def read_header_and_offset(path):
+    with open(path, "rb") as f:
+        (n,) = struct.unpack("<Q", f.read(8))
+        return json.loads(f.read(n)), 8 + n
+
+
+def weight_shape_values(model, name):
+    """The two values of a compressed-tensors weight_shape tensor."""
+    for fname in sorted(os.listdir(model)):
+        if not fname.endswith(".safetensors"):
+            continue
+        header, base = read_header_and_offset(os.path.join(model, fname))
+        if name in header:
+            t = header[name]
+            with open(os.path.join(model, fname), "rb") as f:
+                f.seek(base + t["data_offsets"][0])
+                raw = f.read(t["data_offsets"][1] - t["data_offsets"][0])
+            return struct.unpack("<2q" if t["dtype"] == "I64" else "<2i", raw)
+    raise KeyError(name)
+
+
+def packed_bytes(model, tensors, module):
+    """Bytes gemmad holds for a pack-quantized module (model/ct_source.cc): int2-int4 per channel
+    with static activation scales as code-table rows (64 + cols * bits / 8 bytes, bits 2 when an int2
+    row is whole 64-groups, else 4); int2-int4 with f16-exact scales in groups of 32 (or per channel,
+    weight-only) as Q4_0 blocks (18 bytes per 32); else bf16."""
+    rows, cols = weight_shape_values(model, module + ".weight_shape")
+    words = tensors[module + ".weight_packed"]["shape"][1]
+    bits = words * 32 // cols
+    per_channel = tensors[module + ".weight_scale"]["shape"][-1] == 1
+    if module + ".input_scale" in tensors and per_channel and bits <= 4 and cols % 32 == 0:
+        lut_bits = 2 if bits == 2 and cols % 64 == 0 else 4
+        return (rows, cols), rows * (64 + cols * lut_bits // 8)
+    if bits <= 4 and cols % 32 == 0 and module + ".input_scale" not in tensors:
+        return (rows, cols), rows * (cols // 32) * 18
+    return (rows, cols), rows * cols * 2
+
+
 def quantized_bytes(shape, method):
     """Bytes of a [.., rows, in] matrix under gemmad's --quantization (tensor/quant_blocks.h):
     int8 = Q8_R (in + 4 bytes per row), int4 = Q4_0 (18 bytes per 32 weights). Rows that are not
@@ -73,19 +112,20 @@ def streamed_weights(model, quantization="none"):
     layers = tc["num_hidden_layers"]
     first_shared = layers - (tc.get("num_kv_shared_layers") or 0)
     tensors = read_headers(model)
-    prefix = next(p for p in ("model.language_model.", "model.") if p + "embed_tokens.weight" in tensors)
+    prefix = next(p for p in ("model.language_model.", "model.")
+                  if p + "embed_tokens.weight" in tensors or p + "embed_tokens.weight_packed" in tensors)
     out = []
 
     def add(cat, short):
         name = prefix + short
         packed = name[: -len(".weight")] + ".weight_packed" if name.endswith(".weight") else None
         if name not in tensors and packed in tensors:
-            # compressed-tensors int4 (weight_packed [N, K/8] I32): read in place as Q4_0 blocks (18
-            # bytes per 32 weights) when K is a multiple of 32, else dequantized to bf16.
-            rows, words = tensors[packed]["shape"]
-            cols = words * 8
-            nbytes = rows * (cols // 32) * 18 if cols % 32 == 0 else rows * cols * 2
-            out.append((cat, short, (rows, cols), nbytes))
+            shape, nbytes = packed_bytes(model, tensors, name[: -len(".weight")])
+            out.append((cat, short, shape, nbytes))
+            return
+        if name in tensors and tensors[name]["dtype"] == "I8":
+            rows, cols = tensors[name]["shape"]  # compressed-tensors int-quantized int8: a bf16 copy
+            out.append((cat, short, (rows, cols), rows * cols * 2))
             return
         if name in tensors and tensors[name]["dtype"] == "F8_E4M3":
             rows, cols = tensors[name]["shape"]  # compressed-tensors FP8: kF8R rows {fp32 scale; bytes}

@@ -24,7 +24,9 @@ instead of the per-format conversions.
 --ct-w4a16 DIR / --ct-fp8 DIR add gemmad on a compressed-tensors checkpoint of the same weights
 (`make-test-model --weight-format w4a16|fp8`), read as stored, against the nearest llama.cpp bits:
 w4a16 (4.5 bits per weight) against --gguf-q4 (Q4_0), fp8 (8 bits + a row scale) against --gguf-q8
-(Q8_0, 8.5 bits).
+(Q8_0, 8.5 bits). --ct-mobile DIR (`--weight-format mobile`: int4 attention and MLP, int2 deep MLP and
+embeddings, int8 PLE gates, static int8 activations; about 1.0 GB a decode step at E2B) runs against
+--gguf-q4 too, the nearest llama.cpp file above its bits.
 
 Usage: bench/llamacpp_side_by_side.py --llama-bench PATH --gguf-bf16 F [--gguf-q8 F] [--gguf-q4 F]
        --gemmad build/release/gemmad --model DIR [--threads 2] [--pp 512] [--tg 64] [--reps 3]
@@ -39,7 +41,7 @@ import sys
 
 from gemmad_latency import bench_latency, decode_step_seconds
 
-QUANT = {"bf16": None, "q8": "int8", "q4": "int4", "gguf": None, "w4a16": None, "fp8": None}
+QUANT = {"bf16": None, "q8": "int8", "q4": "int4", "gguf": None, "w4a16": None, "fp8": None, "mobile": None}
 
 
 def llama_bench(binary, gguf, pp, tg, reps, threads):
@@ -116,6 +118,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--ct-w4a16", help="compressed-tensors W4A16 dir of the same weights (against --gguf-q4)")
     ap.add_argument("--ct-fp8", help="compressed-tensors FP8-dynamic dir of the same weights (against --gguf-q8)")
+    ap.add_argument("--ct-mobile", help="compressed-tensors mobile QAT dir of the same weights (against --gguf-q4)")
     args = ap.parse_args()
 
     formats = [(f, g, None) for f, g in (("bf16", args.gguf_bf16), ("q8", args.gguf_q8), ("q4", args.gguf_q4)) if g]
@@ -123,6 +126,8 @@ def main():
         formats.append(("w4a16", args.gguf_q4, args.ct_w4a16))
     if args.ct_fp8 and args.gguf_q8:
         formats.append(("fp8", args.gguf_q8, args.ct_fp8))
+    if args.ct_mobile and args.gguf_q4:
+        formats.append(("mobile", args.gguf_q4, args.ct_mobile))
     if args.same_file:
         formats = [("gguf", args.same_file, None)]
         args.model = args.same_file

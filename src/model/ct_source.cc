@@ -18,6 +18,7 @@
 #include "model/ct_kv_scales.h"
 #include "tensor/ct_pack.h"
 #include "tensor/half.h"
+#include "tensor/lut_rows.h"
 #include "tensor/quant_blocks.h"
 
 namespace gemmad::model {
@@ -35,7 +36,7 @@ bool EndsWithAny(std::string_view name, std::initializer_list<std::string_view> 
 }
 
 // How one quantized module is presented.
-enum class Out { kQ4_0, kBf16, kF32, kF8R };
+enum class Out { kQ4_0, kBf16, kF32, kF8R, kLut4R, kLut2R };
 
 struct Module {
   std::string name;  // checkpoint module name (no suffix)
@@ -211,9 +212,14 @@ class CtSource final : public WeightSource {
     }
     m.origin = base_->Info(name + std::string(int_quantized ? ".weight" : kPacked))->origin;
     m.out = m.scale.dtype == DType::kBF16 ? Out::kBf16 : Out::kF32;
-    if (!options.dequantize_all && !m.act_quant && Q4Native(m)) m.out = Out::kQ4_0;
-    m.bytes = m.out == Out::kQ4_0 ? tensor::RowBytes(DType::kQ4_0, m.cols) * static_cast<size_t>(m.rows)
-                                  : static_cast<size_t>(m.rows * m.cols) * (m.out == Out::kBf16 ? 2 : 4);
+    if (!options.dequantize_all && !m.act_quant && Q4Native(m)) {
+      m.out = Out::kQ4_0;
+    } else if (!options.dequantize_all && LutBitsOf(m) != 0) {
+      m.out = LutBitsOf(m) == 2 ? Out::kLut2R : Out::kLut4R;
+    }
+    m.bytes = m.out == Out::kQ4_0 || m.out == Out::kLut4R || m.out == Out::kLut2R
+                  ? tensor::RowBytes(OutDType(m.out), m.cols) * static_cast<size_t>(m.rows)
+                  : static_cast<size_t>(m.rows * m.cols) * (m.out == Out::kBf16 ? 2 : 4);
     m.offset = arena_bytes_;
     arena_bytes_ += (m.bytes + 63) / 64 * 64;
     modules_.push_back(std::move(m));
@@ -233,6 +239,32 @@ class CtSource final : public WeightSource {
       if (tensor::F16ToFloat(tensor::FloatToF16(s)) != s) return false;
     }
     return true;
+  }
+
+  // int2..int4 with one scale (and zero point) per row, packed: every weight of a row is one of
+  // its 2^b reference values, so the row is read in place as codes into a table of exactly those
+  // values (tensor/lut_rows.h): the mobile QAT Linears (whose reference product, bf16(q·s) times
+  // the fake-quantized input, the int8 kernels cannot reproduce). The code width of the layout: 2
+  // for int2 rows of whole 64-groups, else 4; 0 when the module does not qualify.
+  static int LutBitsOf(const Module& m) {
+    const CtStrategy st = m.scheme->weights->strategy;
+    if (m.bits < 2 || m.bits > 4 || m.int8.data != nullptr || (st != CtStrategy::kChannel && st != CtStrategy::kTensor)) {
+      return 0;
+    }
+    if (m.bits == 2 && m.cols % tensor::LutGroupElements(2) == 0) return 2;
+    return m.cols % tensor::LutGroupElements(4) == 0 ? 4 : 0;
+  }
+
+  static DType OutDType(Out o) {
+    switch (o) {
+      case Out::kQ4_0: return DType::kQ4_0;
+      case Out::kF8R: return DType::kF8R;
+      case Out::kLut4R: return DType::kLut4R;
+      case Out::kLut2R: return DType::kLut2R;
+      case Out::kBf16: return DType::kBF16;
+      case Out::kF32: return DType::kF32;
+    }
+    return DType::kF32;
   }
 
   // FP8 weights (float-quantized, RedHat's *-FP8-dynamic: per-channel E4M3, dynamic per-token FP8
@@ -447,12 +479,15 @@ class CtSource final : public WeightSource {
 
   Status Fill() {
     GEMMAD_ASSIGN_OR_RETURN(arena_, io::HugePageBuffer::Allocate(arena_bytes_));
-    size_t native = 0, dequantized = 0, fp8 = 0;
+    size_t native = 0, dequantized = 0, fp8 = 0, lut = 0;
     for (const Module& m : modules_) {
       uint8_t* dst = arena_.data() + m.offset;
       if (m.out == Out::kQ4_0) {
         FillQ4(m, dst);
         ++native;
+      } else if (m.out == Out::kLut4R || m.out == Out::kLut2R) {
+        FillLut(m, dst);
+        ++lut;
       } else if (m.out == Out::kF8R) {
         FillF8R(m, dst);
         ++fp8;
@@ -462,10 +497,7 @@ class CtSource final : public WeightSource {
       }
       TensorView v;
       v.data = dst;
-      v.dtype = m.out == Out::kQ4_0 ? DType::kQ4_0
-                : m.out == Out::kF8R ? DType::kF8R
-                : m.out == Out::kBf16 ? DType::kBF16
-                                      : DType::kF32;
+      v.dtype = OutDType(m.out);
       v.shape = tensor::Shape{m.rows, m.cols};
       WeightInfo info;
       info.shape = {m.rows, m.cols};
@@ -478,9 +510,10 @@ class CtSource final : public WeightSource {
     }
     AddExpertStackViews();
     const auto act = std::count_if(modules_.begin(), modules_.end(), [](const Module& m) { return m.act_quant; });
-    GEMMAD_LOG_INFO("compressed-tensors checkpoint: {} modules read in place as int4 blocks of 32, {} as FP8 rows, {} "
-                    "dequantized to their reference weights at load ({:.1f} MiB); {} with static int8 activations",
-                    native, fp8, dequantized, static_cast<double>(arena_bytes_) / (1 << 20), act);
+    GEMMAD_LOG_INFO("compressed-tensors checkpoint: {} modules read in place as int4 blocks of 32, {} as code tables "
+                    "per row, {} as FP8 rows, {} dequantized to their reference weights at load ({:.1f} MiB); {} with "
+                    "static int8 activations",
+                    native, lut, fp8, dequantized, static_cast<double>(arena_bytes_) / (1 << 20), act);
     return OkStatus();
   }
 
@@ -522,16 +555,41 @@ class CtSource final : public WeightSource {
         const int64_t g = w.strategy == CtStrategy::kGroup ? k / w.group_size : 0;
         const int32_t z = zp.empty() ? 0 : zp[static_cast<size_t>((w.strategy == CtStrategy::kTensor ? 0 : r) * m.groups + g)];
         const int32_t q = plain != nullptr ? plain[k] : tensor::CtUnpack(row, k, m.bits);
-        const float v = static_cast<float>(q - z) * ScaleOf(m, r, k);
+        const float v = ReferenceValue(m, q - z, ScaleOf(m, r, k));
         const size_t i = static_cast<size_t>(r * m.cols + k);
         if (m.out == Out::kBf16) {
-          reinterpret_cast<uint16_t*>(dst)[i] = tensor::FloatToBf16(v);  // the library multiplies in bf16
-        } else if (m.scale.dtype == DType::kF16) {
-          reinterpret_cast<float*>(dst)[i] = tensor::F16ToFloat(tensor::FloatToF16(v));
+          reinterpret_cast<uint16_t*>(dst)[i] = tensor::FloatToBf16(v);  // exact: v is a bf16 value
         } else {
           reinterpret_cast<float*>(dst)[i] = v;
         }
       }
+    }
+  }
+
+  // The library's weight (q - z) · s, rounded once to the scale's dtype (it multiplies in bf16 for
+  // a bf16 scale, f16 for f16).
+  static float ReferenceValue(const Module& m, int32_t q_minus_z, float s) {
+    const float v = static_cast<float>(q_minus_z) * s;
+    if (m.scale.dtype == DType::kBF16) return tensor::Bf16ToFloat(tensor::FloatToBf16(v));
+    if (m.scale.dtype == DType::kF16) return tensor::F16ToFloat(tensor::FloatToF16(v));
+    return v;
+  }
+
+  // kLut4R / kLut2R rows: each row's 2^b reference values as its table, its codes as stored.
+  void FillLut(const Module& m, uint8_t* dst) const {
+    const int layout = m.out == Out::kLut2R ? 2 : 4, n = 1 << m.bits, offset = 1 << (m.bits - 1);
+    const size_t stride = tensor::RowBytes(OutDType(m.out), m.cols);
+    const std::vector<int32_t> zp = ZeroPoints(m);
+    const bool per_tensor = m.scheme->weights->strategy == CtStrategy::kTensor;
+    std::vector<uint8_t> codes(static_cast<size_t>(m.cols));
+    for (int64_t r = 0; r < m.rows; ++r) {
+      const int32_t z = zp.empty() ? 0 : zp[static_cast<size_t>(per_tensor ? 0 : r)];
+      const float s = ScaleOf(m, r, 0);
+      float values[16];
+      for (int u = 0; u < n; ++u) values[u] = ReferenceValue(m, u - offset - z, s);
+      const int32_t* row = m.packed.As<const int32_t>() + r * m.packed.shape[1];
+      for (int64_t k = 0; k < m.cols; ++k) codes[static_cast<size_t>(k)] = static_cast<uint8_t>(tensor::CtUnpackU(row, k, m.bits));
+      tensor::WriteLutRow(values, m.bits, layout, codes.data(), m.cols, dst + static_cast<size_t>(r) * stride);
     }
   }
 

@@ -213,7 +213,8 @@ TEST_P(CtWeightOnlyGolden, GivesTransformersLogitsOfItsWeights) {
 // Mobile QAT (static int8 a8/o8 around int2/int4/int8 weights): the reference is vLLM's WNA8O8
 // numerics in fp32, the library's dequantized weights with every quantized Linear's input and
 // output fake-quantized to int8 with the checkpoint's static scales; gemmad runs those Linears on
-// the same dequantized weights with the same fake quantization (model/gemma4/act_quant_linear.cc).
+// the same weights (int2/int4 per channel read in place as tables of exactly the library's bf16
+// values, int8 dequantized) with the same fake quantization (model/gemma4/act_quant_linear.cc).
 class CtQuantizedActivationsGolden : public CtGolden {};
 
 TEST_P(CtQuantizedActivationsGolden, GivesVllmsNumerics) {
@@ -225,7 +226,15 @@ TEST_P(CtQuantizedActivationsGolden, GivesVllmsNumerics) {
   auto opened = OpenWeightSource(Dir(name));  // the CLI's path: config.json decides
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   std::shared_ptr<const WeightSource> src(std::move(opened).value());
-  EXPECT_EQ(src->Info("model.layers.0.self_attn.q_proj.weight")->dtype, fp8() ? tensor::DType::kF8R : tensor::DType::kBF16);
+  // Mobile: the int4 and int2 per-channel Linears are read in place as code tables of their
+  // reference values (tensor/lut_rows.h); the int8 ones stay dequantized.
+  EXPECT_EQ(src->Info("model.layers.0.self_attn.q_proj.weight")->dtype,
+            fp8() ? tensor::DType::kF8R : mobile() ? tensor::DType::kLut4R : tensor::DType::kBF16);
+  if (mobile()) {
+    EXPECT_EQ(src->Info("model.layers.0.mlp.down_proj.weight")->dtype, tensor::DType::kLut4R);
+    EXPECT_EQ(src->Info("model.layers.6.mlp.down_proj.weight")->dtype, tensor::DType::kLut2R);
+    EXPECT_EQ(src->Info("model.layers.6.per_layer_input_gate.weight")->dtype, tensor::DType::kBF16);
+  }
   EXPECT_EQ(src->Info("model.layers.0.self_attn.q_proj.weight_scale"), nullptr);
   EXPECT_EQ(src->Info("model.layers.0.self_attn.q_proj.input_scale"), nullptr);
   if (mobile()) {
