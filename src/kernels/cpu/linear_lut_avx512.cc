@@ -46,7 +46,8 @@ void Tile(const float* x, int64_t in, const uint8_t* const* rows, float* out) {
     for (int h = 0; h < kCodes; ++h) {
       __m512 wv[R];
       for (int r = 0; r < R; ++r) {
-        wv[r] = _mm512_permutexvar_ps(h == 0 ? idx[r] : _mm512_srli_epi32(idx[r], static_cast<unsigned>(B * h)), lut[r]);
+        const __m512i ix = h == 0 ? idx[r] : _mm512_srli_epi32(idx[r], static_cast<unsigned>(B * h));
+        wv[r] = _mm512_permutexvar_ps(ix, lut[r]);
       }
       for (int t = 0; t < T; ++t) {
         const __m512 xv = _mm512_loadu_ps(x + t * in + g * kGroup + 16 * h);
