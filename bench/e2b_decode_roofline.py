@@ -28,6 +28,7 @@ Usage: bench/e2b_decode_roofline.py MODEL [--gemmad build/relassert/gemmad]
        [--linear-json FILE]
 """
 import argparse
+import functools
 import json
 import os
 import struct
@@ -53,6 +54,7 @@ def read_headers(model):
     return tensors
 
 
+@functools.lru_cache(maxsize=None)
 def read_header_and_offset(path):
     with open(path, "rb") as f:
         (n,) = struct.unpack("<Q", f.read(8))

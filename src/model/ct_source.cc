@@ -212,10 +212,11 @@ class CtSource final : public WeightSource {
     }
     m.origin = base_->Info(name + std::string(int_quantized ? ".weight" : kPacked))->origin;
     m.out = m.scale.dtype == DType::kBF16 ? Out::kBf16 : Out::kF32;
+    const int lut = LutBitsOf(m);
     if (!options.dequantize_all && !m.act_quant && Q4Native(m)) {
       m.out = Out::kQ4_0;
-    } else if (!options.dequantize_all && LutBitsOf(m) != 0) {
-      m.out = LutBitsOf(m) == 2 ? Out::kLut2R : Out::kLut4R;
+    } else if (!options.dequantize_all && lut != 0) {
+      m.out = lut == 2 ? Out::kLut2R : Out::kLut4R;
     }
     m.bytes = m.out == Out::kQ4_0 || m.out == Out::kLut4R || m.out == Out::kLut2R
                   ? tensor::RowBytes(OutDType(m.out), m.cols) * static_cast<size_t>(m.rows)
