@@ -27,7 +27,9 @@
 // counts the quantized bytes (in + 4 per row for Q8_R, 18 per 32 weights for Q4_0). LinearF8R/...
 // (n 1, 5, 16) runs random compressed-tensors FP8 rows (in + 4 bytes), cold; a small
 // GEMMAD_BENCH_ROTATE_MIB makes them hot. LinearLUT4_R/... and LinearLUT2_R/... the same with
-// code-table rows (tensor/lut_rows.h: 64 + in / 2 or in / 4 bytes, the mobile QAT Linears).
+// code-table rows (tensor/lut_rows.h: 64 + in / 2 or in / 4 bytes, the mobile QAT Linears), and
+// LinearLUT4_R_int8/... LinearLUT2_R_int8/... through LinearStaticInt8 (int8 activations, as the
+// mobile Linears run).
 // Run a subset with --benchmark_filter, e.g. 'e2b\.' or 'n:1/threads:2/cold'.
 // Kernel tables: by default the active one (GEMMAD_CPU_ISA forces it). GEMMAD_BENCH_ISAS=avx2,avx512
 // runs every case once per listed table, interleaved (case names end /isa:<name>), so tables are
@@ -48,6 +50,7 @@
 #include "kernels/registry.h"
 #include "kernels/thread_pool.h"
 #include "tensor/half.h"
+#include "tensor/lut_rows.h"
 
 namespace {
 
@@ -250,8 +253,10 @@ void BM_LinearQuant(benchmark::State& state, LinearShape shape, t::DType dtype, 
 // (random payload bytes, f16 scales in [-0.05, 0.05]) copied through the rotation set like
 // BM_LinearQuant's; weight_GB/s counts the block bytes (34 / 22 per 32 weights). Also kF8R
 // (compressed-tensors FP8: random E4M3 codes, 4 + in bytes a row) and kLut4R / kLut2R (a table of
-// 16 small floats, random codes).
-void BM_LinearGgml(benchmark::State& state, LinearShape shape, t::DType dtype, int64_t n, int threads) {
+// 16 small integers times 1/1024, random codes). static_int8 runs kernels::LinearStaticInt8 (the
+// input fake-quantized with scale 1/64, mobile QAT's Linears) instead of Linear.
+void BM_LinearGgml(benchmark::State& state, LinearShape shape, t::DType dtype, int64_t n, int threads,
+                   bool static_int8) {
   t::TensorView wv{nullptr, dtype, {shape.out, shape.in}};
   const size_t q_bytes = wv.SizeBytes();
   WeightBuffer& wb = Weights(std::max(RotateBytes(), q_bytes));
@@ -271,11 +276,13 @@ void BM_LinearGgml(benchmark::State& state, LinearShape shape, t::DType dtype, i
     }
   } else if (dtype == t::DType::kLut4R || dtype == t::DType::kLut2R) {
     const size_t row_bytes = t::RowBytes(dtype, shape.in);
+    t::LutTable table;
+    for (int e = 0; e < 16; ++e) table.n[e] = static_cast<int16_t>(e - 8);
+    table.unit = 1.0f / 1024.0f;
     for (size_t at = 0; at < q_bytes; at += row_bytes) {
-      for (int e = 0; e < 16; ++e) {
-        const float v = static_cast<float>(e - 8) * 1e-3f;
-        std::memcpy(one.data() + at + 4 * static_cast<size_t>(e), &v, 4);
-      }
+      std::memset(one.data() + at, 0, t::kLutHeadBytes);
+      std::memcpy(one.data() + at, table.n, sizeof(table.n));
+      std::memcpy(one.data() + at + t::kLutUnitOffset, &table.unit, sizeof(table.unit));
     }
   } else {
     const size_t block_bytes = dtype == t::DType::kGgmlQ8_0 ? 34 : 22;
@@ -297,7 +304,11 @@ void BM_LinearGgml(benchmark::State& state, LinearShape shape, t::DType dtype, i
   size_t copy = 0;
   for (auto _ : state) {
     wv.data = base + copy * q_bytes;
-    k::Linear(ctx, xv, wv, yv);
+    if (static_int8) {
+      k::LinearStaticInt8(ctx, xv, 1.0f / 64.0f, wv, yv);
+    } else {
+      k::Linear(ctx, xv, wv, yv);
+    }
     benchmark::DoNotOptimize(y.data());
     benchmark::ClobberMemory();
     if (++copy == copies) copy = 0;
@@ -384,7 +395,7 @@ int RegisterAll() {
           std::string name = "LinearGguf/" + std::string(s.name) + "/" + std::to_string(s.out) + "x" +
                              std::to_string(s.in) + "/n:" + std::to_string(n) + "/threads:" +
                              std::to_string(threads) + "/" + std::string(t::DTypeName(dtype));
-          auto* b = ggml ? benchmark::RegisterBenchmark(name.c_str(), BM_LinearGgml, s, dtype, n, threads)
+          auto* b = ggml ? benchmark::RegisterBenchmark(name.c_str(), BM_LinearGgml, s, dtype, n, threads, false)
                          : benchmark::RegisterBenchmark(name.c_str(), BM_LinearQuant, s, dtype, n, threads);
           b->UseRealTime()->MinTime(0.3)->Unit(benchmark::kMicrosecond);
         }
@@ -396,13 +407,17 @@ int RegisterAll() {
       for (int threads : {1, 2}) {
         for (t::DType dtype : {t::DType::kF8R, t::DType::kLut4R, t::DType::kLut2R}) {
           if (s.in % t::BlockElements(dtype) != 0) continue;
-          std::string name = "Linear" + std::string(dtype == t::DType::kF8R ? "F8R" : t::DTypeName(dtype)) + "/" +
-                             std::string(s.name) + "/" + std::to_string(s.out) + "x" + std::to_string(s.in) +
-                             "/n:" + std::to_string(n) + "/threads:" + std::to_string(threads) + "/cold";
-          benchmark::RegisterBenchmark(name.c_str(), BM_LinearGgml, s, dtype, n, threads)
-              ->UseRealTime()
-              ->MinTime(0.3)
-              ->Unit(benchmark::kMicrosecond);
+          for (bool static_int8 : {false, true}) {
+            if (static_int8 && dtype == t::DType::kF8R) continue;
+            std::string name = "Linear" + std::string(dtype == t::DType::kF8R ? "F8R" : t::DTypeName(dtype)) +
+                               (static_int8 ? "_int8" : "") + "/" + std::string(s.name) + "/" + std::to_string(s.out) +
+                               "x" + std::to_string(s.in) + "/n:" + std::to_string(n) +
+                               "/threads:" + std::to_string(threads) + "/cold";
+            benchmark::RegisterBenchmark(name.c_str(), BM_LinearGgml, s, dtype, n, threads, static_int8)
+                ->UseRealTime()
+                ->MinTime(0.3)
+                ->Unit(benchmark::kMicrosecond);
+          }
         }
       }
     }

@@ -26,7 +26,7 @@ instead of the per-format conversions.
 w4a16 (4.5 bits per weight) against --gguf-q4 (Q4_0), fp8 (8 bits + a row scale) against --gguf-q8
 (Q8_0, 8.5 bits). --ct-mobile DIR (`--weight-format mobile`: int4 attention and MLP, int2 deep MLP and
 embeddings, int8 PLE gates, static int8 activations; about 1.0 GB a decode step at E2B) runs against
---gguf-q4 too, the nearest llama.cpp file above its bits.
+--gguf-q4 too, the nearest llama.cpp file above its bits. --ct-only leaves out the dense formats.
 
 Usage: bench/llamacpp_side_by_side.py --llama-bench PATH --gguf-bf16 F [--gguf-q8 F] [--gguf-q4 F]
        --gemmad build/release/gemmad --model DIR [--threads 2] [--pp 512] [--tg 64] [--reps 3]
@@ -119,6 +119,8 @@ def main():
     ap.add_argument("--ct-w4a16", help="compressed-tensors W4A16 dir of the same weights (against --gguf-q4)")
     ap.add_argument("--ct-fp8", help="compressed-tensors FP8-dynamic dir of the same weights (against --gguf-q8)")
     ap.add_argument("--ct-mobile", help="compressed-tensors mobile QAT dir of the same weights (against --gguf-q4)")
+    ap.add_argument("--ct-only", action="store_true",
+                    help="run only the --ct-* formats (the --gguf-* files serve as their peers)")
     args = ap.parse_args()
 
     formats = [(f, g, None) for f, g in (("bf16", args.gguf_bf16), ("q8", args.gguf_q8), ("q4", args.gguf_q4)) if g]
@@ -128,6 +130,8 @@ def main():
         formats.append(("fp8", args.gguf_q8, args.ct_fp8))
     if args.ct_mobile and args.gguf_q4:
         formats.append(("mobile", args.gguf_q4, args.ct_mobile))
+    if args.ct_only:
+        formats = [f for f in formats if f[2] is not None]
     if args.same_file:
         formats = [("gguf", args.same_file, None)]
         args.model = args.same_file

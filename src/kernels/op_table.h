@@ -13,6 +13,7 @@
 #define GEMMAD_KERNEL_OPS(X) \
   X(Linear, linear) \
   X(LinearMany, linear_many) \
+  X(LinearStaticInt8, linear_static_int8) \
   X(LinearGemm, linear_gemm) \
   X(PackGemmWeights, pack_gemm_weights) \
   X(QuantizeWeights, quantize_weights) \

@@ -41,6 +41,12 @@ void LinearMany(const ExecContext& ctx, const TensorView& x, std::span<const Ten
   b.ops->linear_many(ctx, x, ws, ys);
 }
 
+void LinearStaticInt8(const ExecContext& ctx, const TensorView& x, float s, const TensorView& w, const TensorView& y) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "LinearStaticInt8", {&x, &w, &y});
+  b.ops->linear_static_int8(ctx, x, s, w, y);
+}
+
 void LinearGemm(const ExecContext& ctx, const TensorView& x, const TensorView& w, const TensorView& y) {
   const Backend& b = BackendOf(ctx);
   CheckOn(b, "LinearGemm", {&x, &w, &y});

@@ -28,6 +28,12 @@ void Linear(const ExecContext& ctx, const TensorView& x, const TensorView& w, co
 // follows Linear's contract (dtypes may differ); results equal separate Linear calls bit for bit.
 void LinearMany(const ExecContext& ctx, const TensorView& x, std::span<const TensorView> ws,
                 std::span<const TensorView> ys);
+// y = s · Σ_i k[t, i] · w[o, i] with k = clamp(round-half-even(x / s), −128, 127): a Linear whose input is
+// fake-quantized to int8 with a static per-tensor scale s > 0 (compressed-tensors' a8, mobile QAT), for
+// any w Linear takes. Equal to Linear on the fake-quantized input k · s up to the order of fp32 sums.
+// The CPU backend multiplies the integers k by kLut4R / kLut2R tables' integers exactly (16-bit
+// products, integer sums) where the CPU has AVX512-VNNI; elsewhere it runs Linear on k · s.
+void LinearStaticInt8(const ExecContext& ctx, const TensorView& x, float s, const TensorView& w, const TensorView& y);
 
 // y = x · wᵀ for f32 weights and many rows (a tower's frames): Linear's contract (x: [n, in] f32;
 // y: [n, out] f32, must not alias x) with w either [out, in] f32 or prepacked by PackGemmWeights,

@@ -49,6 +49,18 @@ void QuantizeActsF8(const float* x, int64_t n, int64_t in, float* xq, float* s);
 // per kernel; every tile of a kernel in the same order, so results are batch-invariant).
 using LinearLutFn = void (*)(const float* x, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
                              int64_t o_end, float* y, int64_t ldy);
+// The same rows meeting int8 activations k (LinearStaticInt8): y[t, o] = (s · unit_o) · Σ_i k[t, i] ·
+// n_o[code_o(i)], the products and their sums exact in integers up to 8192 elements, those partial sums
+// added in fp32. kb holds each token's k as int16 in the kernel's lane order: per pair of code groups p
+// (2·G elements, G = LutGroupElements(bits); a missing second group reads as zeros) and code position
+// h < 8 / bits, 32 words: the first group's elements 16·h .. 16·h + 15, then the second's; a token takes
+// LutIntWords(in, bits) words. Null in a table without such a kernel.
+using LinearLutIntFn = void (*)(const int16_t* kb, int64_t n, int64_t in, float s, const uint8_t* w,
+                                int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
+inline int64_t LutIntWords(int64_t in, int bits) {
+  const int64_t pair = 2 * (16 * 8 / bits);
+  return (in + pair - 1) / pair * pair;
+}
 
 // Load-time weight quantization of one row x [in] f32 (in % 32 == 0), bit-identical in every
 // table. Q8_R: writes {d, q[in]} at row. Q4_0: block b's f16 scale goes to scale + b·stride and
@@ -90,6 +102,8 @@ struct CpuKernelTable {
   LinearF8Fn linear_f8r;           // kF8R weights (compressed-tensors FP8)
   LinearLutFn linear_lut4r;        // kLut4R weights (compressed-tensors mobile QAT int4/int3)
   LinearLutFn linear_lut2r;        // kLut2R weights (compressed-tensors mobile QAT int2)
+  LinearLutIntFn linear_lut4r_int;  // kLut4R weights, int8 activations (may be null)
+  LinearLutIntFn linear_lut2r_int;  // kLut2R weights, int8 activations (may be null)
   QuantizeRowQ8RFn quantize_row_q8r;
   QuantizeRowQ4_0Fn quantize_row_q4_0;
   GeluTanhMulFn gelu_tanh_mul;
@@ -134,6 +148,10 @@ void LinearLut4RAvx2(const float* x, int64_t n, int64_t in, const uint8_t* w, in
                      float* y, int64_t ldy);
 void LinearLut2RAvx2(const float* x, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin, int64_t o_end,
                      float* y, int64_t ldy);
+void LinearLut4RIntAvx512Vnni(const int16_t* kb, int64_t n, int64_t in, float s, const uint8_t* w, int64_t o_begin,
+                              int64_t o_end, float* y, int64_t ldy);
+void LinearLut2RIntAvx512Vnni(const int16_t* kb, int64_t n, int64_t in, float s, const uint8_t* w, int64_t o_begin,
+                              int64_t o_end, float* y, int64_t ldy);
 void LinearLut4RAvx512(const float* x, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin, int64_t o_end,
                        float* y, int64_t ldy);
 void LinearLut2RAvx512(const float* x, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin, int64_t o_end,

@@ -215,7 +215,7 @@ class CtSource final : public WeightSource {
     const int lut = LutBitsOf(m);
     if (!options.dequantize_all && !m.act_quant && Q4Native(m)) {
       m.out = Out::kQ4_0;
-    } else if (!options.dequantize_all && lut != 0) {
+    } else if (!options.dequantize_all && lut != 0 && LutTablesFit(m)) {
       m.out = lut == 2 ? Out::kLut2R : Out::kLut4R;
     }
     m.bytes = m.out == Out::kQ4_0 || m.out == Out::kLut4R || m.out == Out::kLut2R
@@ -576,21 +576,39 @@ class CtSource final : public WeightSource {
     return v;
   }
 
-  // kLut4R / kLut2R rows: each row's 2^b reference values as its table, its codes as stored.
+  // Row r's table: its 2^b reference values as 16-bit integers times a unit (tensor/lut_rows.h);
+  // false when they have no such form (non-finite scales, zero points far outside the code range).
+  bool RowTable(const Module& m, const std::vector<int32_t>& zp, int64_t r, tensor::LutTable* table) const {
+    const int n = 1 << m.bits, offset = 1 << (m.bits - 1);
+    const bool per_tensor = m.scheme->weights->strategy == CtStrategy::kTensor;
+    const int32_t z = zp.empty() ? 0 : zp[static_cast<size_t>(per_tensor ? 0 : r)];
+    const float s = ScaleOf(m, r, 0);
+    float values[16];
+    for (int u = 0; u < n; ++u) values[u] = ReferenceValue(m, u - offset - z, s);
+    return tensor::LutTableOf(values, n, s, table);
+  }
+
+  bool LutTablesFit(const Module& m) const {
+    const std::vector<int32_t> zp = ZeroPoints(m);
+    tensor::LutTable table;
+    for (int64_t r = 0; r < m.rows; ++r) {
+      if (!RowTable(m, zp, r, &table)) return false;
+    }
+    return true;
+  }
+
+  // kLut4R / kLut2R rows: each row's table (checked by LutTablesFit at planning), its codes as stored.
   void FillLut(const Module& m, uint8_t* dst) const {
-    const int layout = m.out == Out::kLut2R ? 2 : 4, n = 1 << m.bits, offset = 1 << (m.bits - 1);
+    const int layout = m.out == Out::kLut2R ? 2 : 4;
     const size_t stride = tensor::RowBytes(OutDType(m.out), m.cols);
     const std::vector<int32_t> zp = ZeroPoints(m);
-    const bool per_tensor = m.scheme->weights->strategy == CtStrategy::kTensor;
     std::vector<uint8_t> codes(static_cast<size_t>(m.cols));
     for (int64_t r = 0; r < m.rows; ++r) {
-      const int32_t z = zp.empty() ? 0 : zp[static_cast<size_t>(per_tensor ? 0 : r)];
-      const float s = ScaleOf(m, r, 0);
-      float values[16];
-      for (int u = 0; u < n; ++u) values[u] = ReferenceValue(m, u - offset - z, s);
+      tensor::LutTable table;
+      GEMMAD_CHECK(RowTable(m, zp, r, &table), "FillLut: {} row {}", m.name, r);
       const int32_t* row = m.packed.As<const int32_t>() + r * m.packed.shape[1];
       for (int64_t k = 0; k < m.cols; ++k) codes[static_cast<size_t>(k)] = static_cast<uint8_t>(tensor::CtUnpackU(row, k, m.bits));
-      tensor::WriteLutRow(values, m.bits, layout, codes.data(), m.cols, dst + static_cast<size_t>(r) * stride);
+      tensor::WriteLutRow(table, m.bits, layout, codes.data(), m.cols, dst + static_cast<size_t>(r) * stride);
     }
   }
 

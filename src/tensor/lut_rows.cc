@@ -1,21 +1,61 @@
 // kLut4R / kLut2R rows (see lut_rows.h).
 #include "tensor/lut_rows.h"
 
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <limits>
+
 #include "base/check.h"
 
 namespace gemmad::tensor {
+namespace {
 
-void WriteLutRow(const float* values, int value_bits, int bits, const uint8_t* u, int64_t cols, uint8_t* row) {
-  GEMMAD_CHECK((bits == 4 || bits == 2) && value_bits >= 1 && value_bits <= bits, "WriteLutRow: {}-bit codes as {} bits",
-               value_bits, bits);
+// values as n · unit for this unit, when exact and in range.
+bool FitsUnit(const float* values, int count, float unit, LutTable* table) {
+  if (!(std::isfinite(unit) && unit != 0.0f)) return false;
+  for (int c = 0; c < count; ++c) {
+    const float n = std::nearbyint(values[c] / unit);
+    if (!(std::fabs(n) <= static_cast<float>(kLutMaxInt)) || n * unit != values[c]) return false;
+    table->n[c] = static_cast<int16_t>(n);
+  }
+  table->unit = unit;
+  return true;
+}
+
+}  // namespace
+
+bool LutTableOf(const float* values, int count, float unit_hint, LutTable* table) {
+  GEMMAD_CHECK(count >= 1 && count <= kLutEntries, "LutTableOf: {} values", count);
+  *table = LutTable{};
+  // The lowest set bit among the values' significands: every value is an integer multiple of it.
+  int low = std::numeric_limits<int>::max();
+  for (int c = 0; c < count; ++c) {
+    if (!std::isfinite(values[c])) return false;
+    if (values[c] == 0.0f) continue;
+    int e = 0;
+    const auto m = static_cast<int64_t>(std::ldexp(std::frexp(values[c], &e), 24));  // exact: 24 bits
+    low = std::min(low, e - 24 + __builtin_ctzll(static_cast<unsigned long long>(m < 0 ? -m : m)));
+  }
+  if (low == std::numeric_limits<int>::max()) return true;  // all zero: n = 0, unit 1
+  const float pow2 = std::ldexp(1.0f, low);
+  if (pow2 >= FLT_MIN && FitsUnit(values, count, pow2, table)) return true;
+  return FitsUnit(values, count, unit_hint, table);
+}
+
+void WriteLutRow(const LutTable& table, int value_bits, int bits, const uint8_t* u, int64_t cols, uint8_t* row) {
+  GEMMAD_CHECK((bits == 4 || bits == 2) && value_bits >= 1 && value_bits <= bits,
+               "WriteLutRow: {}-bit codes as {} bits", value_bits, bits);
   const int64_t group = LutGroupElements(bits);
   GEMMAD_CHECK(cols % group == 0, "WriteLutRow: {} columns (want a multiple of {})", cols, group);
   const int n = 1 << value_bits, mask = (1 << bits) - 1;
+  std::memset(row, 0, kLutHeadBytes);
   for (int i = 0; i < kLutEntries; ++i) {
     const int code = i & mask;
-    const float v = code < n ? values[code] : 0.0f;
-    std::memcpy(row + static_cast<size_t>(i) * sizeof(float), &v, sizeof(float));
+    const int16_t v = code < n ? table.n[code] : int16_t{0};
+    std::memcpy(row + static_cast<size_t>(i) * sizeof(int16_t), &v, sizeof(v));
   }
+  std::memcpy(row + kLutUnitOffset, &table.unit, sizeof(table.unit));
   uint8_t* codes = row + kLutHeadBytes;
   for (int64_t g = 0; g < cols / group; ++g) {
     for (int j = 0; j < 16; ++j) {

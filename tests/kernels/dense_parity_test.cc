@@ -66,13 +66,17 @@ TEST(KernelRegistry, EveryTableIsComplete) {
     EXPECT_NE(t->linear_f8r, nullptr);
     EXPECT_NE(t->linear_lut4r, nullptr);
     EXPECT_NE(t->linear_lut2r, nullptr);
+    // The int8-activation table-row kernels exist where the CPU has AVX512-VNNI (avx512 table only).
+    const bool int_lut = t->name == "avx512" && __builtin_cpu_supports("avx512vnni");
+    EXPECT_EQ(t->linear_lut4r_int != nullptr, int_lut);
+    EXPECT_EQ(t->linear_lut2r_int != nullptr, int_lut);
     EXPECT_NE(t->quantize_row_q8r, nullptr);
     EXPECT_NE(t->quantize_row_q4_0, nullptr);
     EXPECT_NE(t->gelu_tanh_mul, nullptr);
     EXPECT_NE(t->exp_shifted, nullptr);
     EXPECT_NE(t->gemm_f32, nullptr);
   }
-  static_assert(sizeof(CpuKernelTable) == sizeof(std::string_view) + 19 * sizeof(void*),
+  static_assert(sizeof(CpuKernelTable) == sizeof(std::string_view) + 21 * sizeof(void*),
                 "a new CpuKernelTable entry needs a line above");
 }
 

@@ -4,13 +4,16 @@
 // and the reference backend, LinearMany mixing a table matrix with a bf16 one, and DequantizeRow.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "base/check.h"
 #include "kernels/backend.h"
 #include "kernels/cpu/cpu_ops.h"
 #include "kernels/ops.h"
+#include "kernels/thread_pool.h"
 #include "parity_util.h"
 #include "tensor/half.h"
 #include "tensor/lut_rows.h"
@@ -20,21 +23,33 @@ namespace {
 
 using tensor::DType;
 
-// A table matrix: every row's 2^bits values random bf16 values (row 2 of every 5 all zero but
-// one), codes random; one byte past an aligned allocation.
+// A row's table as ct_source makes them: (u - 2^(bits-1)) · s rounded to bf16 (rows 0 mod 3), f16
+// (1 mod 3) or kept in fp32 (2 mod 3, the scale as the unit), s random per row.
+tensor::LutTable RandomTable(Rng& rng, int bits, int64_t o) {
+  const float s = static_cast<float>(static_cast<double>(rng.Next() % 20001 + 1) / 1e6);
+  float values[16];
+  for (int k = 0; k < (1 << bits); ++k) {
+    const float v = static_cast<float>(k - (1 << (bits - 1))) * s;
+    values[k] = o % 3 == 0 ? tensor::Bf16ToFloat(tensor::FloatToBf16(v))
+                : o % 3 == 1 ? tensor::F16ToFloat(tensor::FloatToF16(v))
+                             : v;
+    if (o % 5 == 2 && k != 1) values[k] = 0.0f;  // a row all zero but one value
+  }
+  tensor::LutTable table;
+  GEMMAD_CHECK(tensor::LutTableOf(values, 1 << bits, s, &table), "RandomTable: row {}", o);
+  return table;
+}
+
+// A table matrix (RandomTable rows, random codes), one byte past an aligned allocation.
 testing::Misaligned<uint8_t> RandomLut(Rng& rng, int bits, int64_t out, int64_t in) {
   const DType t = tensor::LutDType(bits);
   const size_t stride = tensor::RowBytes(t, in);
   testing::Misaligned<uint8_t> w(static_cast<int64_t>(stride) * out);
   std::vector<uint8_t> u(static_cast<size_t>(in));
   for (int64_t o = 0; o < out; ++o) {
-    float values[16];
-    for (int k = 0; k < (1 << bits); ++k) {
-      const auto v = static_cast<float>(static_cast<double>(rng.Next() % 20001) / 10000.0 - 1.0);
-      values[k] = o % 5 == 2 && k != 1 ? 0.0f : tensor::Bf16ToFloat(tensor::FloatToBf16(v));  // bf16 values, as CT's
-    }
+    const tensor::LutTable table = RandomTable(rng, bits, o);
     for (auto& c : u) c = static_cast<uint8_t>(rng.Next() % (1u << bits));
-    tensor::WriteLutRow(values, bits, bits, u.data(), in, w.data() + static_cast<size_t>(o) * stride);
+    tensor::WriteLutRow(table, bits, bits, u.data(), in, w.data() + static_cast<size_t>(o) * stride);
   }
   return w;
 }
@@ -54,8 +69,11 @@ TEST(LutRows, ElementsAreTheirCodesValues) {
       std::vector<uint8_t> u(static_cast<size_t>(in)), row(tensor::LutRowBytes(bits, in));
       float values[16];
       for (int k = 0; k < (1 << value_bits); ++k) values[k] = static_cast<float>(k) * 0.5f - 3.0f;
+      tensor::LutTable table;
+      ASSERT_TRUE(tensor::LutTableOf(values, 1 << value_bits, 0.0f, &table));
+      EXPECT_EQ(table.unit, 0.5f);
       for (auto& c : u) c = static_cast<uint8_t>(rng.Next() % (1u << value_bits));
-      tensor::WriteLutRow(values, value_bits, bits, u.data(), in, row.data());
+      tensor::WriteLutRow(table, value_bits, bits, u.data(), in, row.data());
       for (int64_t i = 0; i < in; ++i) {
         ASSERT_EQ(tensor::LutRowElement(row.data(), bits, i), values[u[static_cast<size_t>(i)]]) << bits << " " << i;
       }
@@ -65,6 +83,41 @@ TEST(LutRows, ElementsAreTheirCodesValues) {
   EXPECT_EQ(tensor::RowBytes(DType::kLut2R, 1536), 64u + 384u);
   EXPECT_EQ(tensor::BlockElements(DType::kLut2R), 64);
   EXPECT_EQ(tensor::DTypeName(DType::kLut4R), "LUT4_R");
+}
+
+// LutTableOf: bf16 and f16 roundings of (q - z) · s take a power-of-two unit, fp32 products the
+// scale; values neither represents (a ratio past 16 bits, not multiples of the hint), and non-finite
+// ones, are refused; an all-zero table is n = 0.
+TEST(LutRows, TablesAsIntegersTimesAUnit) {
+  Rng rng(9);
+  tensor::LutTable t;
+  for (int trial = 0; trial < 2000; ++trial) {
+    const float s = static_cast<float>(static_cast<double>(rng.Next() % 1000000 + 1) * 1e-9);
+    const int z = static_cast<int>(rng.Next() % 16);
+    for (int kind = 0; kind < 3; ++kind) {
+      float values[16];
+      for (int q = 0; q < 16; ++q) {
+        const float v = static_cast<float>(q - z) * s;
+        values[q] = kind == 0 ? tensor::Bf16ToFloat(tensor::FloatToBf16(v))
+                    : kind == 1 ? tensor::F16ToFloat(tensor::FloatToF16(v))
+                                : v;
+      }
+      ASSERT_TRUE(tensor::LutTableOf(values, 16, s, &t)) << kind << " s=" << s << " z=" << z;
+      for (int q = 0; q < 16; ++q) ASSERT_EQ(static_cast<float>(t.n[q]) * t.unit, values[q]) << kind << " " << q;
+    }
+  }
+  const float zeros[4] = {0.0f, 0.0f, -0.0f, 0.0f};
+  ASSERT_TRUE(tensor::LutTableOf(zeros, 4, 0.0f, &t));
+  EXPECT_EQ(t.n[0], 0);
+  EXPECT_EQ(t.n[3], 0);
+  const float wide[2] = {1.0f, 1.0f / 65536.0f};  // 2^16 apart: past 16 bits, and no hint
+  EXPECT_FALSE(tensor::LutTableOf(wide, 2, 0.0f, &t));
+  const float thirds[2] = {1.0f / 3.0f, 2.0f / 3.0f + 1e-7f};
+  EXPECT_FALSE(tensor::LutTableOf(thirds, 2, 1.0f / 3.0f, &t));
+  const float bad[2] = {1.0f, std::nanf("")};
+  EXPECT_FALSE(tensor::LutTableOf(bad, 2, 1.0f, &t));
+  const float inf[2] = {1.0f, INFINITY};
+  EXPECT_FALSE(tensor::LutTableOf(inf, 2, 1.0f, &t));
 }
 
 TEST(LutParity, LinearSizesMisaligned) {
@@ -156,18 +209,103 @@ TEST(LutParity, LinearOpsOnBothBackends) {
                                       tensor::TensorView{many_bf16.data(), DType::kF32, tensor::Shape{n, out}}};
     LinearMany({}, xv, ws, ys);
     for (int64_t i = 0; i < n * out; ++i) {
-      double want = 0.0, mag = 0.0;
+      double want = 0.0, want_bf16 = 0.0, mag = 0.0;
       for (int64_t k = 0; k < in; ++k) {
-        const double p = static_cast<double>(x[(i / out) * in + k]) * Element(w.data(), bits, in, i % out, k);
+        const double e = Element(w.data(), bits, in, i % out, k);
+        const double p = static_cast<double>(x[(i / out) * in + k]) * e;
         want += p;
+        want_bf16 += static_cast<double>(x[(i / out) * in + k]) *
+                     tensor::Bf16ToFloat(tensor::FloatToBf16(static_cast<float>(e)));
         mag += std::fabs(p);
       }
       EXPECT_NEAR(got[i], want, 2e-6 * mag) << i;
       EXPECT_NEAR(ref[i], want, 2e-6 * mag) << i;
       EXPECT_EQ(many_lut[i], got[i]) << i;
-      EXPECT_NEAR(many_bf16[i], want, 2e-6 * mag) << i;  // the bf16 matrix holds the same (bf16) values
+      EXPECT_NEAR(many_bf16[i], want_bf16, 2e-6 * mag) << i;  // the bf16 matrix: the values rounded to bf16
     }
   }
+}
+
+// LinearStaticInt8 on table rows: y = s · Σ k · w with k the input's int8 fake quantization, against a
+// double sum, on every table (the avx512 table's integer kernel where the CPU has AVX512-VNNI, the
+// fake-quantize-then-Linear path elsewhere); tables of bf16, f16 and fp32 values; odd code-group
+// counts (the kernel's half-filled last pair); rows past 8192 elements (the integer sums' flush);
+// batch invariance; the reference backend.
+TEST(LutParity, StaticInt8ActivationsOnEveryTable) {
+  Rng rng(5);
+  for (int bits : {4, 2}) {
+    const int64_t g = tensor::LutGroupElements(bits);
+    for (int64_t in : {g, 3 * g, 4 * g, 7 * g, 8192 + 3 * g}) {
+      const int64_t out = 11;
+      const DType t = tensor::LutDType(bits);
+      auto w = RandomLut(rng, bits, out, in);
+      for (int64_t n : {1, 3, 4, 5, 9}) {
+        auto x = testing::RandomFloats(rng, n * in, 2.0);
+        const float s = 0.0125f;
+        std::vector<double> want(static_cast<size_t>(n * out)), mag(want.size());
+        for (int64_t tk = 0; tk < n; ++tk) {
+          for (int64_t o = 0; o < out; ++o) {
+            for (int64_t i = 0; i < in; ++i) {
+              const double k = std::clamp(std::nearbyint(x[tk * in + i] / s), -128.0f, 127.0f);
+              const double p = k * s * Element(w.data(), bits, in, o, i);
+              want[static_cast<size_t>(tk * out + o)] += p;
+              mag[static_cast<size_t>(tk * out + o)] += std::fabs(p);
+            }
+          }
+        }
+        tensor::TensorView xv{x.data(), DType::kF32, tensor::Shape{n, in}};
+        tensor::TensorView wv{w.data(), t, tensor::Shape{out, in}};
+        ThreadPool pool(2);
+        testing::ForEachKernelTable([&](const CpuKernelTable& table) {
+          std::vector<float> got(want.size()), alone(static_cast<size_t>(out));
+          LinearStaticInt8({&pool}, xv, s, wv, tensor::TensorView{got.data(), DType::kF32, tensor::Shape{n, out}});
+          for (size_t i = 0; i < got.size(); ++i) {
+            ASSERT_NEAR(got[i], want[i], 2e-6 * mag[i] + 1e-30)
+                << table.name << " bits=" << bits << " in=" << in << " n=" << n;
+          }
+          for (int64_t tk = 0; tk < n; ++tk) {
+            tensor::TensorView one{x.data() + tk * in, DType::kF32, tensor::Shape{1, in}};
+            LinearStaticInt8({}, one, s, wv, tensor::TensorView{alone.data(), DType::kF32, tensor::Shape{1, out}});
+            for (int64_t o = 0; o < out; ++o) ASSERT_EQ(alone[o], got[tk * out + o]) << table.name << " n=" << n;
+          }
+        });
+        std::vector<float> ref(want.size());
+        LinearStaticInt8({nullptr, FindBackend("reference")}, xv, s, wv,
+                         tensor::TensorView{ref.data(), DType::kF32, tensor::Shape{n, out}});
+        for (size_t i = 0; i < ref.size(); ++i) ASSERT_NEAR(ref[i], want[i], 2e-6 * mag[i] + 1e-30);
+      }
+    }
+  }
+}
+
+// LinearStaticInt8's int8 rounding, element by element: row o of a 0/1 table picks element o, so
+// y[o] = s · k_o exactly; halves round to even, and values past the range clamp to -128 / 127.
+TEST(LutParity, StaticInt8RoundsHalfToEvenAndClamps) {
+  const int64_t in = 32, out = 32;
+  const float s = 0.25f;
+  const float xs[8] = {0.125f, 0.375f, -0.125f, 0.625f, 31.875f, -32.125f, 1e30f, -1e30f};
+  const float want[8] = {0.0f, 2.0f, 0.0f, 2.0f, 127.0f, -128.0f, 127.0f, -128.0f};
+  std::vector<float> x(static_cast<size_t>(in));
+  for (int64_t i = 0; i < in; ++i) x[static_cast<size_t>(i)] = i < 8 ? xs[i] : static_cast<float>(i) * 0.3f - 4.0f;
+  const DType t = DType::kLut4R;
+  std::vector<uint8_t> w(tensor::RowBytes(t, in) * out);
+  tensor::LutTable table;
+  table.n[1] = 1;
+  std::vector<uint8_t> u(static_cast<size_t>(in));
+  for (int64_t o = 0; o < out; ++o) {
+    for (int64_t i = 0; i < in; ++i) u[static_cast<size_t>(i)] = i == o ? 1 : 0;
+    tensor::WriteLutRow(table, 4, 4, u.data(), in, w.data() + static_cast<size_t>(o) * tensor::RowBytes(t, in));
+  }
+  tensor::TensorView xv{x.data(), DType::kF32, tensor::Shape{1, in}};
+  tensor::TensorView wv{w.data(), t, tensor::Shape{out, in}};
+  testing::ForEachKernelTable([&](const CpuKernelTable& kt) {
+    std::vector<float> y(static_cast<size_t>(out));
+    LinearStaticInt8({}, xv, s, wv, tensor::TensorView{y.data(), DType::kF32, tensor::Shape{1, out}});
+    for (int64_t o = 0; o < out; ++o) {
+      const float k = o < 8 ? want[o] : std::clamp(std::nearbyint(x[static_cast<size_t>(o)] / s), -128.0f, 127.0f);
+      ASSERT_EQ(y[static_cast<size_t>(o)], s * k) << kt.name << " o=" << o;
+    }
+  });
 }
 
 }  // namespace

@@ -31,8 +31,12 @@ inline __m256 Lookup(__m256i idx, __m256 lo, __m256 hi) {
 template <int B, int T>
 void RowTile(const float* x, int64_t in, const uint8_t* row, float* out) {
   constexpr int64_t kGroup = tensor::LutGroupElements(B);
-  const __m256 lo = _mm256_loadu_ps(reinterpret_cast<const float*>(row));
-  const __m256 hi = _mm256_loadu_ps(reinterpret_cast<const float*>(row) + 8);
+  float unit;  // the table: float(n) · unit (tensor/lut_rows.h)
+  std::memcpy(&unit, row + tensor::kLutUnitOffset, sizeof(unit));
+  const __m256 u = _mm256_set1_ps(unit);
+  const auto* n = reinterpret_cast<const __m128i*>(row);
+  const __m256 lo = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm_loadu_si128(n))), u);
+  const __m256 hi = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm_loadu_si128(n + 1))), u);
   const uint8_t* codes = row + tensor::kLutHeadBytes;
   __m256 acc[T];
   for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();

@@ -1,5 +1,6 @@
 // Table-row Linear, AVX-512 (kernels/registry.h LinearLutFn; tensor/lut_rows.h kLut4R / kLut2R).
-// A row's 16-entry table sits in one register; 16 code bytes zero-extend to 16 dword lanes
+// A row's 16-entry table sits in one register (its integers times its unit, made once per row);
+// 16 code bytes zero-extend to 16 dword lanes
 // (VPMOVZXBD), and each of their 8 / bits codes becomes 16 weights in one VPERMPS (which reads the
 // low 4 bits of each lane: the 4-bit low code as it is, the others after one shift; the 2-bit
 // table repeats its values so the codes above the wanted one do not matter). Per 32 int4 weights:
@@ -16,6 +17,8 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
+#include <cstring>
+
 #include "kernels/cpu/stream_prefetch.h"
 #include "kernels/registry.h"
 #include "tensor/lut_rows.h"
@@ -23,13 +26,21 @@
 namespace gemmad::kernels {
 namespace {
 
+// The row's table as 16 floats: float(n) · unit (tensor/lut_rows.h).
+inline __m512 TableOf(const uint8_t* row) {
+  const __m512i n = _mm512_cvtepi16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row)));
+  float unit;
+  std::memcpy(&unit, row + tensor::kLutUnitOffset, sizeof(unit));
+  return _mm512_mul_ps(_mm512_cvtepi32_ps(n), _mm512_set1_ps(unit));
+}
+
 // out[t * R + r] = Σ_i x[t, i] · lut_r[code_r(i)].
 template <int B, int T, int R>
 void Tile(const float* x, int64_t in, const uint8_t* const* rows, float* out) {
   constexpr int64_t kGroup = tensor::LutGroupElements(B);
   constexpr int kCodes = 8 / B;
   __m512 lut[R], acc[T][R];
-  for (int r = 0; r < R; ++r) lut[r] = _mm512_loadu_ps(reinterpret_cast<const float*>(rows[r]));
+  for (int r = 0; r < R; ++r) lut[r] = TableOf(rows[r]);
   for (int t = 0; t < T; ++t) {
     for (int r = 0; r < R; ++r) acc[t][r] = _mm512_setzero_ps();
   }

@@ -1,8 +1,6 @@
 // Table-row Linear, portable (kernels/registry.h LinearLutFn; tensor/lut_rows.h kLut4R / kLut2R):
 // each row's codes index its 16-entry table, the products summed in element order in fp32. Also
 // the neon table's kernel (no vector version there yet).
-#include <cstring>
-
 #include "kernels/registry.h"
 #include "tensor/lut_rows.h"
 
@@ -17,7 +15,7 @@ void LinearLut(const float* x, int64_t n, int64_t in, const uint8_t* w, int64_t 
   for (int64_t o = o_begin; o < o_end; ++o) {
     const uint8_t* row = w + static_cast<size_t>(o) * stride;
     float lut[tensor::kLutEntries];
-    std::memcpy(lut, row, sizeof(lut));
+    for (int c = 0; c < tensor::kLutEntries; ++c) lut[c] = tensor::LutRowEntry(row, c);
     const uint8_t* codes = row + tensor::kLutHeadBytes;
     for (int64_t t = 0; t < n; ++t) {
       const float* xt = x + t * in;

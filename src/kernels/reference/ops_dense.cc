@@ -1,6 +1,8 @@
 // Reference backend: Linear (f32, bf16, and Q8_R / Q4_0 against int8-quantized activations, as the
 // CPU backend computes them), weight quantization, RMSNorm, RoPE and the embedding gather, over the
 // scalar references of this directory.
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "kernels/gemm_op_contracts.h"
@@ -101,6 +103,17 @@ void LinearMany(const ExecContext& ctx, const TensorView& x, std::span<const Ten
   GEMMAD_CHECK(ws.size() == ys.size() && !ws.empty() && ws.size() <= 4, "LinearMany: {} weights, {} outputs",
                ws.size(), ys.size());
   for (size_t m = 0; m < ws.size(); ++m) op::Linear(ctx, x, ws[m], ys[m]);
+}
+
+void LinearStaticInt8(const ExecContext& ctx, const TensorView& x, float s, const TensorView& w, const TensorView& y) {
+  internal::CheckDType(x, DType::kF32, "LinearStaticInt8 x");
+  GEMMAD_CHECK(s > 0.0f && std::isfinite(s), "LinearStaticInt8: scale {}", s);
+  const int64_t n = x.NumElements();
+  std::vector<float> q(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) q[i] = std::clamp(std::nearbyint(x.As<const float>()[i] / s), -128.0f, 127.0f) * s;
+  TensorView xq = x;
+  xq.data = q.data();
+  op::Linear(ctx, xq, w, y);
 }
 
 void QuantizeWeights(const ExecContext&, const TensorView& src, const TensorView& dst) {

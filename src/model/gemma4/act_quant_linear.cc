@@ -1,11 +1,11 @@
 // ProjLinear / ProjLinearMany (see layer_blocks.h): the Linears of a layer, with the static int8
 // activation fake quantization of compressed-tensors a8/o8 schemes (Google's *-qat-mobile-ct, as
-// vLLM's WNA8O8 scheme runs them): x' = clamp(round(x / s_in), -128, 127) · s_in into a scratch
-// copy, the product on the reference weights, then the same on y with s_out (round half to even;
-// a scale of 0 leaves that side as it is). Weights without scales go straight to the kernels.
+// vLLM's WNA8O8 scheme runs them): x' = clamp(round(x / s_in), -128, 127) · s_in (kernels::
+// LinearStaticInt8, which multiplies the integers by code-table weights directly where it can), the
+// product on the reference weights, then the same on y with s_out (round half to even; a scale of 0
+// leaves that side as it is). Weights without scales go straight to the kernels.
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
 #include "kernels/ops.h"
 #include "model/gemma4/layer_blocks.h"
@@ -27,20 +27,12 @@ const Weights::ActScales* ScalesOf(const LayerContext& lc, const TensorView& w) 
 
 void ProjLinear(const LayerContext& lc, const TensorView& x, const TensorView& w, const TensorView& y) {
   const Weights::ActScales* s = ScalesOf(lc, w);
-  if (s == nullptr) {
+  if (s == nullptr || s->input <= 0.0f) {
     kernels::Linear(lc.exec, x, w, y);
-    return;
+  } else {
+    kernels::LinearStaticInt8(lc.exec, x, s->input, w, y);  // the input fake-quantized with s_in
   }
-  TensorView in = x;
-  thread_local std::vector<float> scratch;
-  if (s->input > 0.0f) {
-    const auto n = static_cast<size_t>(x.NumElements());
-    if (scratch.size() < n) scratch.resize(n);
-    FakeQuantInt8(x.As<const float>(), x.NumElements(), s->input, scratch.data());
-    in.data = scratch.data();
-  }
-  kernels::Linear(lc.exec, in, w, y);
-  if (s->output > 0.0f) FakeQuantInt8(y.As<const float>(), y.NumElements(), s->output, y.As<float>());
+  if (s != nullptr && s->output > 0.0f) FakeQuantInt8(y.As<const float>(), y.NumElements(), s->output, y.As<float>());
 }
 
 void ProjLinearMany(const LayerContext& lc, const TensorView& x, std::span<const TensorView> ws,
