@@ -3,7 +3,7 @@
 
 1. Reads config.json and the safetensors headers of MODEL (a dense, or a compressed-tensors W4A16,
    FP8 or mobile QAT checkpoint: counted as gemmad holds them, Q4_0 blocks, FP8 rows, code-table rows
-   (tensor/lut_rows.h) or the int8 modules' bf16 copies) and sums the bytes of the weights one
+   (tensor/lut_rows.h) or int8 rows (tensor/i8b_rows.h)) and sums the bytes of the weights one
    decode step actually streams (text-model.md §4-§7): q/o of every layer, k/v of the KV-owning
    layers only (layers >= L - num_kv_shared_layers reuse a donor's cache and never read theirs),
    gate/up/down of every layer, the PLE per-layer gate/projection and the global
@@ -126,8 +126,12 @@ def streamed_weights(model, quantization="none"):
             out.append((cat, short, shape, nbytes))
             return
         if name in tensors and tensors[name]["dtype"] == "I8":
-            rows, cols = tensors[name]["shape"]  # compressed-tensors int-quantized int8: a bf16 copy
-            out.append((cat, short, (rows, cols), rows * cols * 2))
+            # compressed-tensors int-quantized int8: kI8BR rows {fp32 scale; bytes} where the scales are
+            # bf16 (tensor/i8b_rows.h), else a bf16 copy
+            rows, cols = tensors[name]["shape"]
+            scale = tensors.get(name[: -len(".weight")] + ".weight_scale", {})
+            nbytes = rows * (cols + 4) if scale.get("dtype") == "BF16" else rows * cols * 2
+            out.append((cat, short, (rows, cols), nbytes))
             return
         if name in tensors and tensors[name]["dtype"] == "F8_E4M3":
             rows, cols = tensors[name]["shape"]  # compressed-tensors FP8: kF8R rows {fp32 scale; bytes}

@@ -29,7 +29,8 @@
 // GEMMAD_BENCH_ROTATE_MIB makes them hot. LinearLUT4_R/... and LinearLUT2_R/... the same with
 // code-table rows (tensor/lut_rows.h: 64 + in / 2 or in / 4 bytes, the mobile QAT Linears), and
 // LinearLUT4_R_int8/... LinearLUT2_R_int8/... through LinearStaticInt8 (int8 activations, as the
-// mobile Linears run).
+// mobile Linears run); LinearI8B_R/... int8 rows whose weights are bf16(q·s) (tensor/i8b_rows.h: the
+// mobile PLE gates, 4 + in bytes a row).
 // Run a subset with --benchmark_filter, e.g. 'e2b\.' or 'n:1/threads:2/cold'.
 // Kernel tables: by default the active one (GEMMAD_CPU_ISA forces it). GEMMAD_BENCH_ISAS=avx2,avx512
 // runs every case once per listed table, interleaved (case names end /isa:<name>), so tables are
@@ -274,6 +275,12 @@ void BM_LinearGgml(benchmark::State& state, LinearShape shape, t::DType dtype, i
       std::memcpy(one.data() + at, &d, 4);
       for (size_t i = 4; i < row_bytes; ++i) one[at + i] ^= (one[at + i] & 0x7F) == 0x7F ? 1 : 0;
     }
+  } else if (dtype == t::DType::kI8BR) {  // random int8 weights, a bf16 row scale
+    const size_t row_bytes = t::RowBytes(dtype, shape.in);
+    for (size_t at = 0; at < q_bytes; at += row_bytes) {
+      const float d = 1.0f / 1024.0f;
+      std::memcpy(one.data() + at, &d, 4);
+    }
   } else if (dtype == t::DType::kLut4R || dtype == t::DType::kLut2R) {
     const size_t row_bytes = t::RowBytes(dtype, shape.in);
     t::LutTable table;
@@ -405,10 +412,10 @@ int RegisterAll() {
   for (const LinearShape& s : kShapes) {
     for (int64_t n : {1, 5, 16}) {
       for (int threads : {1, 2}) {
-        for (t::DType dtype : {t::DType::kF8R, t::DType::kLut4R, t::DType::kLut2R}) {
+        for (t::DType dtype : {t::DType::kF8R, t::DType::kLut4R, t::DType::kLut2R, t::DType::kI8BR}) {
           if (s.in % t::BlockElements(dtype) != 0) continue;
           for (bool static_int8 : {false, true}) {
-            if (static_int8 && dtype == t::DType::kF8R) continue;
+            if (static_int8 && (dtype == t::DType::kF8R || dtype == t::DType::kI8BR)) continue;
             std::string name = "Linear" + std::string(dtype == t::DType::kF8R ? "F8R" : t::DTypeName(dtype)) +
                                (static_int8 ? "_int8" : "") + "/" + std::string(s.name) + "/" + std::to_string(s.out) +
                                "x" + std::to_string(s.in) + "/n:" + std::to_string(n) +

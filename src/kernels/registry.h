@@ -102,6 +102,7 @@ struct CpuKernelTable {
   LinearF8Fn linear_f8r;           // kF8R weights (compressed-tensors FP8)
   LinearLutFn linear_lut4r;        // kLut4R weights (compressed-tensors mobile QAT int4/int3)
   LinearLutFn linear_lut2r;        // kLut2R weights (compressed-tensors mobile QAT int2)
+  LinearLutFn linear_i8br;         // kI8BR weights (compressed-tensors mobile QAT int8, tensor/i8b_rows.h)
   LinearLutIntFn linear_lut4r_int;  // kLut4R weights, int8 activations (may be null)
   LinearLutIntFn linear_lut2r_int;  // kLut2R weights, int8 activations (may be null)
   QuantizeRowQ8RFn quantize_row_q8r;
@@ -142,6 +143,12 @@ void GemmF32Avx512(const float* a, int64_t lda, const float* b, int64_t ldb, flo
                    int64_t n, int64_t k);
 void LinearLut4RGeneric(const float* x, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin, int64_t o_end,
                         float* y, int64_t ldy);
+void LinearI8BRGeneric(const float* x, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin, int64_t o_end,
+                       float* y, int64_t ldy);
+void LinearI8BRAvx2(const float* x, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin, int64_t o_end,
+                    float* y, int64_t ldy);
+void LinearI8BRAvx512(const float* x, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin, int64_t o_end,
+                      float* y, int64_t ldy);
 void LinearLut2RGeneric(const float* x, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin, int64_t o_end,
                         float* y, int64_t ldy);
 void LinearLut4RAvx2(const float* x, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin, int64_t o_end,

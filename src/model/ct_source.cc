@@ -18,6 +18,7 @@
 #include "model/ct_kv_scales.h"
 #include "tensor/ct_pack.h"
 #include "tensor/half.h"
+#include "tensor/i8b_rows.h"
 #include "tensor/lut_rows.h"
 #include "tensor/quant_blocks.h"
 
@@ -36,7 +37,7 @@ bool EndsWithAny(std::string_view name, std::initializer_list<std::string_view> 
 }
 
 // How one quantized module is presented.
-enum class Out { kQ4_0, kBf16, kF32, kF8R, kLut4R, kLut2R };
+enum class Out { kQ4_0, kBf16, kF32, kF8R, kLut4R, kLut2R, kI8BR };
 
 struct Module {
   std::string name;  // checkpoint module name (no suffix)
@@ -217,8 +218,10 @@ class CtSource final : public WeightSource {
       m.out = Out::kQ4_0;
     } else if (!options.dequantize_all && lut != 0 && LutTablesFit(m)) {
       m.out = lut == 2 ? Out::kLut2R : Out::kLut4R;
+    } else if (!options.dequantize_all && I8BNative(m)) {
+      m.out = Out::kI8BR;
     }
-    m.bytes = m.out == Out::kQ4_0 || m.out == Out::kLut4R || m.out == Out::kLut2R
+    m.bytes = m.out == Out::kQ4_0 || m.out == Out::kLut4R || m.out == Out::kLut2R || m.out == Out::kI8BR
                   ? tensor::RowBytes(OutDType(m.out), m.cols) * static_cast<size_t>(m.rows)
                   : static_cast<size_t>(m.rows * m.cols) * (m.out == Out::kBf16 ? 2 : 4);
     m.offset = arena_bytes_;
@@ -256,12 +259,22 @@ class CtSource final : public WeightSource {
     return m.cols % tensor::LutGroupElements(4) == 0 ? 4 : 0;
   }
 
+  // int8 `int-quantized` symmetric weights with bf16 scales per row (or one per tensor): each weight
+  // is bf16(q · s), which a kI8BR row (tensor/i8b_rows.h) holds as the checkpoint's bytes and a
+  // scale: the mobile QAT files' PLE gates.
+  static bool I8BNative(const Module& m) {
+    const CtStrategy st = m.scheme->weights->strategy;
+    return m.int8.data != nullptr && m.scheme->weights->symmetric && m.scale.dtype == DType::kBF16 &&
+           (st == CtStrategy::kChannel || st == CtStrategy::kTensor);
+  }
+
   static DType OutDType(Out o) {
     switch (o) {
       case Out::kQ4_0: return DType::kQ4_0;
       case Out::kF8R: return DType::kF8R;
       case Out::kLut4R: return DType::kLut4R;
       case Out::kLut2R: return DType::kLut2R;
+      case Out::kI8BR: return DType::kI8BR;
       case Out::kBf16: return DType::kBF16;
       case Out::kF32: return DType::kF32;
     }
@@ -480,7 +493,7 @@ class CtSource final : public WeightSource {
 
   Status Fill() {
     GEMMAD_ASSIGN_OR_RETURN(arena_, io::HugePageBuffer::Allocate(arena_bytes_));
-    size_t native = 0, dequantized = 0, fp8 = 0, lut = 0;
+    size_t native = 0, dequantized = 0, fp8 = 0, lut = 0, int8 = 0;
     for (const Module& m : modules_) {
       uint8_t* dst = arena_.data() + m.offset;
       if (m.out == Out::kQ4_0) {
@@ -492,6 +505,9 @@ class CtSource final : public WeightSource {
       } else if (m.out == Out::kF8R) {
         FillF8R(m, dst);
         ++fp8;
+      } else if (m.out == Out::kI8BR) {
+        FillI8BR(m, dst);
+        ++int8;
       } else {
         Dequantize(m, dst);
         ++dequantized;
@@ -512,9 +528,9 @@ class CtSource final : public WeightSource {
     AddExpertStackViews();
     const auto act = std::count_if(modules_.begin(), modules_.end(), [](const Module& m) { return m.act_quant; });
     GEMMAD_LOG_INFO("compressed-tensors checkpoint: {} modules read in place as int4 blocks of 32, {} as code tables "
-                    "per row, {} as FP8 rows, {} dequantized to their reference weights at load ({:.1f} MiB); {} with "
-                    "static int8 activations",
-                    native, lut, fp8, dequantized, static_cast<double>(arena_bytes_) / (1 << 20), act);
+                    "per row, {} as FP8 rows, {} as int8 rows, {} dequantized to their reference weights at load "
+                    "({:.1f} MiB); {} with static int8 activations",
+                    native, lut, fp8, int8, dequantized, static_cast<double>(arena_bytes_) / (1 << 20), act);
     return OkStatus();
   }
 
@@ -609,6 +625,14 @@ class CtSource final : public WeightSource {
       const int32_t* row = m.packed.As<const int32_t>() + r * m.packed.shape[1];
       for (int64_t k = 0; k < m.cols; ++k) codes[static_cast<size_t>(k)] = static_cast<uint8_t>(tensor::CtUnpackU(row, k, m.bits));
       tensor::WriteLutRow(table, m.bits, layout, codes.data(), m.cols, dst + static_cast<size_t>(r) * stride);
+    }
+  }
+
+  void FillI8BR(const Module& m, uint8_t* dst) const {
+    const size_t stride = tensor::RowBytes(DType::kI8BR, m.cols);
+    for (int64_t r = 0; r < m.rows; ++r) {
+      const int8_t* q = m.int8.As<const int8_t>() + r * m.cols;
+      tensor::WriteI8BRow(ScaleOf(m, r, 0), q, m.cols, dst + static_cast<size_t>(r) * stride);
     }
   }
 

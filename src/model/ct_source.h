@@ -12,12 +12,19 @@
 // - FP8 E4M3 weights per channel or per tensor with dynamic per-token FP8 activations (RedHat's
 //   *-FP8-dynamic, FP8_DYNAMIC): kF8R rows {fp32 scale; the checkpoint's E4M3 bytes}; the FP8
 //   Linear kernels quantize the activations per token as vLLM does.
-// - every other weight-only integer layout (2..8 bits, asymmetric zero points, groups that do not
-//   tile 32, rows not a multiple of 32, scales outside f16): dequantized at open into the scale's
-//   dtype exactly as the library does, bf16((q - zp)·s) for bf16 scales: the reference weights.
-// The packed tensors themselves (weight_packed, weight_scale, weight_shape, weight_zero_point)
-// (and FP8 weight scales) are not listed. Schemes gemmad cannot run yet (int8 or static activations,
-// FP8 weights without dynamic per-token activations, int-quantized weights, block and microscale
+// - int2..int4 per channel (or per tensor) packed rows of whole 32-groups that are not kQ4_0 (the
+//   mobile QAT Linears, with static int8 activations; zero points allowed): kLut4R / kLut2R code-table
+//   rows (tensor/lut_rows.h) whose tables hold exactly the library's reference values.
+// - int8 `int-quantized` symmetric weights with bf16 scales per channel or tensor (the mobile files'
+//   PLE gates): kI8BR rows {fp32 scale; the checkpoint's int8 bytes} (tensor/i8b_rows.h), each
+//   weight bf16(q·s) as the library rounds it.
+// - every other integer layout (2..8 bits, asymmetric zero points, groups that do not tile 32, rows
+//   not a multiple of 32, scales outside f16): dequantized at open into the scale's dtype exactly
+//   as the library does, bf16((q - zp)·s) for bf16 scales: the reference weights.
+// Static int8 input / output activations (a8 / o8) are listed by activation_quant() for the model's
+// fake quantization. The packed tensors themselves (weight_packed, weight_scale, weight_shape,
+// weight_zero_point) (and FP8 weight scales) are not listed. Schemes gemmad cannot run yet (dynamic
+// int8 activations, FP8 weights without dynamic per-token activations, block and microscale
 // formats, activation ordering) are one-line load errors naming the module. A kv_cache_scheme's
 // k_scale / v_scale / q_scale tensors are not listed either: kv_cache_scales() holds them.
 #pragma once

@@ -66,8 +66,13 @@ TEST(KernelRegistry, EveryTableIsComplete) {
     EXPECT_NE(t->linear_f8r, nullptr);
     EXPECT_NE(t->linear_lut4r, nullptr);
     EXPECT_NE(t->linear_lut2r, nullptr);
+    EXPECT_NE(t->linear_i8br, nullptr);
     // The int8-activation table-row kernels exist where the CPU has AVX512-VNNI (avx512 table only).
+#if defined(__x86_64__)
     const bool int_lut = t->name == "avx512" && __builtin_cpu_supports("avx512vnni");
+#else
+    const bool int_lut = false;
+#endif
     EXPECT_EQ(t->linear_lut4r_int != nullptr, int_lut);
     EXPECT_EQ(t->linear_lut2r_int != nullptr, int_lut);
     EXPECT_NE(t->quantize_row_q8r, nullptr);
@@ -76,7 +81,7 @@ TEST(KernelRegistry, EveryTableIsComplete) {
     EXPECT_NE(t->exp_shifted, nullptr);
     EXPECT_NE(t->gemm_f32, nullptr);
   }
-  static_assert(sizeof(CpuKernelTable) == sizeof(std::string_view) + 21 * sizeof(void*),
+  static_assert(sizeof(CpuKernelTable) == sizeof(std::string_view) + 22 * sizeof(void*),
                 "a new CpuKernelTable entry needs a line above");
 }
 

@@ -227,13 +227,13 @@ TEST_P(CtQuantizedActivationsGolden, GivesVllmsNumerics) {
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   std::shared_ptr<const WeightSource> src(std::move(opened).value());
   // Mobile: the int4 and int2 per-channel Linears are read in place as code tables of their
-  // reference values (tensor/lut_rows.h); the int8 ones stay dequantized.
+  // reference values (tensor/lut_rows.h), the int8 ones as int8 rows (tensor/i8b_rows.h).
   EXPECT_EQ(src->Info("model.layers.0.self_attn.q_proj.weight")->dtype,
             fp8() ? tensor::DType::kF8R : mobile() ? tensor::DType::kLut4R : tensor::DType::kBF16);
   if (mobile()) {
     EXPECT_EQ(src->Info("model.layers.0.mlp.down_proj.weight")->dtype, tensor::DType::kLut4R);
     EXPECT_EQ(src->Info("model.layers.6.mlp.down_proj.weight")->dtype, tensor::DType::kLut2R);
-    EXPECT_EQ(src->Info("model.layers.6.per_layer_input_gate.weight")->dtype, tensor::DType::kBF16);
+    EXPECT_EQ(src->Info("model.layers.6.per_layer_input_gate.weight")->dtype, tensor::DType::kI8BR);
   }
   EXPECT_EQ(src->Info("model.layers.0.self_attn.q_proj.weight_scale"), nullptr);
   EXPECT_EQ(src->Info("model.layers.0.self_attn.q_proj.input_scale"), nullptr);

@@ -24,6 +24,7 @@ void RunRows(const CpuKernelTable& k, const float* x, const int8_t* q, const flo
     case tensor::DType::kF8R: k.linear_f8r(xf8, sf8, n, in, w.As<const uint8_t>(), b, e, y, out); break;
     case tensor::DType::kLut4R: k.linear_lut4r(x, n, in, w.As<const uint8_t>(), b, e, y, out); break;
     case tensor::DType::kLut2R: k.linear_lut2r(x, n, in, w.As<const uint8_t>(), b, e, y, out); break;
+    case tensor::DType::kI8BR: k.linear_i8br(x, n, in, w.As<const uint8_t>(), b, e, y, out); break;
     case tensor::DType::kBF16: k.linear_bf16(x, n, in, w.As<const uint16_t>(), b, e, y, out); break;
     case tensor::DType::kF32: k.linear_f32(x, n, in, w.As<const float>(), b, e, y, out); break;
     case tensor::DType::kQ8R: k.linear_q8r(q, d, n, in, w.As<const uint8_t>(), out, b, e, y, out); break;
@@ -60,7 +61,8 @@ void LinearMany(const ExecContext& ctx, const TensorView& x, std::span<const Ten
     CheckPair(x, ws[m], ys[m]);
     fp8 = fp8 || ws[m].dtype == tensor::DType::kF8R;
     quantized = quantized || (tensor::IsBlockQuantized(ws[m].dtype) && ws[m].dtype != tensor::DType::kF8R &&
-                              ws[m].dtype != tensor::DType::kLut4R && ws[m].dtype != tensor::DType::kLut2R);
+                              ws[m].dtype != tensor::DType::kLut4R && ws[m].dtype != tensor::DType::kLut2R &&
+                              ws[m].dtype != tensor::DType::kI8BR);
     first_row[m + 1] = first_row[m] + ws[m].shape[0];
   }
   const int64_t n = x.shape[0], in = x.shape[1], total = first_row[ws.size()];

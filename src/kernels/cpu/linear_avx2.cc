@@ -190,6 +190,7 @@ const CpuKernelTable* Avx2CpuKernels() {
                                      .linear_f8r = &LinearF8RAvx2,
                                      .linear_lut4r = &LinearLut4RAvx2,
                                      .linear_lut2r = &LinearLut2RAvx2,
+                                     .linear_i8br = &LinearI8BRAvx2,
                                      .linear_lut4r_int = nullptr,
                                      .linear_lut2r_int = nullptr,
                                      .quantize_row_q8r = &QuantizeRowQ8RAvx2,

@@ -554,6 +554,7 @@ const CpuKernelTable* Avx512CpuKernels() {
                                      .linear_f8r = bf16_vbmi ? &LinearF8RAvx512Bf16 : &LinearF8RAvx512,
                                      .linear_lut4r = &LinearLut4RAvx512,
                                      .linear_lut2r = &LinearLut2RAvx512,
+                                     .linear_i8br = &LinearI8BRAvx512,
                                      .linear_lut4r_int = vnni ? &LinearLut4RIntAvx512Vnni : nullptr,
                                      .linear_lut2r_int = vnni ? &LinearLut2RIntAvx512Vnni : nullptr,
                                      .quantize_row_q8r = &QuantizeRowQ8RAvx2,

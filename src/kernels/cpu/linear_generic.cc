@@ -100,6 +100,7 @@ const CpuKernelTable& GenericCpuKernels() {
                                      .linear_f8r = &LinearF8RGeneric,
                                      .linear_lut4r = &LinearLut4RGeneric,
                                      .linear_lut2r = &LinearLut2RGeneric,
+                                     .linear_i8br = &LinearI8BRGeneric,
                                      .linear_lut4r_int = nullptr,
                                      .linear_lut2r_int = nullptr,
                                      .quantize_row_q8r = &QuantizeRowQ8RGeneric,

@@ -10,24 +10,15 @@
 #include "kernels/cpu/cpu_ops.h"
 #include "kernels/registry.h"
 #include "kernels/view_checks.h"
+#include "tensor/int8_round.h"
 #include "tensor/lut_rows.h"
 
 namespace gemmad::kernels::cpu {
 namespace {
 
-float IntOf(float x, float s) { return std::clamp(std::nearbyint(x / s), -128.0f, 127.0f); }
-
-// k = clamp(round-half-even(x / s), -128, 127) for each of x[0..n): clamped first (the bounds are
-// integers, so the order does not matter), then rounded by adding and removing 1.5 · 2^23, which
-// rounds half to even in the default mode as nearbyint does; a loop the compiler vectorizes.
+// k = clamp(round-half-even(x / s), -128, 127) for each of x[0..n) (a loop the compiler vectorizes).
 void QuantizeInt8(const float* x, int64_t n, float s, int16_t* k) {
-  constexpr float kMagic = 12582912.0f;  // 1.5 · 2^23
-  for (int64_t i = 0; i < n; ++i) {
-    float v = x[i] / s;
-    v = v < -128.0f ? -128.0f : v;
-    v = v > 127.0f ? 127.0f : v;
-    k[i] = static_cast<int16_t>((v + kMagic) - kMagic);
-  }
+  for (int64_t i = 0; i < n; ++i) k[i] = static_cast<int16_t>(tensor::RoundClampInt8(x[i] / s));
 }
 
 // kb [n, LutIntWords(in, bits)] in the kernels' lane order (registry.h LinearLutIntFn): runs of 16
@@ -64,7 +55,7 @@ void LinearStaticInt8(const ExecContext& ctx, const TensorView& x, float s, cons
   if (f == nullptr) {
     thread_local std::vector<float> q;
     if (q.size() < static_cast<size_t>(n * in)) q.resize(static_cast<size_t>(n * in));
-    for (int64_t i = 0; i < n * in; ++i) q[static_cast<size_t>(i)] = IntOf(x.As<const float>()[i], s) * s;
+    for (int64_t i = 0; i < n * in; ++i) q[static_cast<size_t>(i)] = tensor::RoundClampInt8(x.As<const float>()[i] / s) * s;
     TensorView xq = x;
     xq.data = q.data();
     cpu::Linear(ctx, xq, w, y);

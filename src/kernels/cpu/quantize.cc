@@ -12,6 +12,7 @@
 #include "tensor/ggml_quants.h"
 #include "tensor/half.h"
 #include "tensor/fp8.h"
+#include "tensor/i8b_rows.h"
 #include "tensor/lut_rows.h"
 #include "tensor/quant_blocks.h"
 
@@ -69,6 +70,11 @@ void DequantizeRow(const TensorView& matrix, int64_t r, float* out) {
   if (matrix.dtype == tensor::DType::kLut4R || matrix.dtype == tensor::DType::kLut2R) {
     const uint8_t* row = p + static_cast<size_t>(r) * tensor::RowBytes(matrix.dtype, m);
     for (int64_t i = 0; i < m; ++i) out[i] = tensor::LutRowElement(row, tensor::LutBits(matrix.dtype), i);
+    return;
+  }
+  if (matrix.dtype == tensor::DType::kI8BR) {
+    const uint8_t* row = p + static_cast<size_t>(r) * tensor::RowBytes(matrix.dtype, m);
+    for (int64_t i = 0; i < m; ++i) out[i] = tensor::I8BRowElement(row, i);
     return;
   }
   if (matrix.dtype == tensor::DType::kF8R) {

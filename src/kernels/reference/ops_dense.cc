@@ -55,7 +55,8 @@ void Linear(const ExecContext&, const TensorView& x, const TensorView& w, const 
       reference::LinearF8R(x.As<const float>(), n, in, w.As<const uint8_t>(), out, y.As<float>());
       break;
     case DType::kLut4R:
-    case DType::kLut2R: {  // the table's values are the weights; f32 activations as given
+    case DType::kLut2R:
+    case DType::kI8BR: {  // the rows' own weights (a table's values, bf16(q · s)); f32 activations as given
       const std::vector<float> plain = Widen(w);
       reference::LinearF32(x.As<const float>(), n, in, plain.data(), out, y.As<float>());
       break;

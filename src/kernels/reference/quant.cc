@@ -9,6 +9,7 @@
 #include "tensor/fp8.h"
 #include "tensor/ggml_quants.h"
 #include "tensor/half.h"
+#include "tensor/i8b_rows.h"
 #include "tensor/lut_rows.h"
 
 namespace gemmad::kernels::reference {
@@ -116,6 +117,9 @@ double Dequantized(const uint8_t* w, tensor::DType dtype, int64_t rows, int64_t 
   if (tensor::GgmlTypeId(dtype)) return DequantizedRow(w, dtype, rows, in, o)[static_cast<size_t>(i)];
   if (dtype == tensor::DType::kLut4R || dtype == tensor::DType::kLut2R) {
     return tensor::LutRowElement(w + static_cast<size_t>(o) * tensor::RowBytes(dtype, in), tensor::LutBits(dtype), i);
+  }
+  if (dtype == tensor::DType::kI8BR) {
+    return tensor::I8BRowElement(w + static_cast<size_t>(o) * tensor::RowBytes(dtype, in), i);
   }
   if (dtype == tensor::DType::kF8R) {
     const uint8_t* row = w + static_cast<size_t>(o) * tensor::RowBytes(dtype, in);

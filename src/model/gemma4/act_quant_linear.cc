@@ -5,16 +5,16 @@
 // product on the reference weights, then the same on y with s_out (round half to even; a scale of 0
 // leaves that side as it is). Weights without scales go straight to the kernels.
 #include <algorithm>
-#include <cmath>
 
 #include "kernels/ops.h"
 #include "model/gemma4/layer_blocks.h"
+#include "tensor/int8_round.h"
 
 namespace gemmad::model::gemma4 {
 namespace {
 
 void FakeQuantInt8(const float* x, int64_t n, float s, float* y) {
-  for (int64_t i = 0; i < n; ++i) y[i] = std::clamp(std::nearbyint(x[i] / s), -128.0f, 127.0f) * s;
+  for (int64_t i = 0; i < n; ++i) y[i] = tensor::RoundClampInt8(x[i] / s) * s;
 }
 
 const Weights::ActScales* ScalesOf(const LayerContext& lc, const TensorView& w) {

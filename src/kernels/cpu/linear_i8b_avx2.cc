@@ -1,0 +1,69 @@
+// kI8BR Linear, AVX2 (kernels/registry.h LinearLutFn; tensor/i8b_rows.h): 8 int8 weights
+// sign-extend, convert, take the row scale and round to bf16 in the integer lanes
+// (tensor::FloatToBf16's rounding for finite values), one FMA per token; up to 4 tokens per pass
+// over a row. Every (token, row) sums 8-wide in element order, then a horizontal add, then the tail
+// (in % 8) in element order: the same in every pass, so batch-invariant.
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "kernels/registry.h"
+#include "tensor/i8b_rows.h"
+
+namespace gemmad::kernels {
+namespace {
+
+constexpr int kTile = 4;
+
+inline float Sum8(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+template <int T>
+void RowTile(const float* x, int64_t in, const uint8_t* row, float* out) {
+  const float scale = tensor::I8BRowScale(row);
+  const __m256 s = _mm256_set1_ps(scale);
+  const uint8_t* q = row + tensor::kI8BHeadBytes;
+  __m256 acc[T];
+  for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 8 <= in; i += 8) {
+    int64_t raw;
+    std::memcpy(&raw, q + i, 8);
+    const __m256i b = _mm256_castps_si256(_mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_cvtsi64_si128(raw))), s));
+    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(1));
+    const __m256i r = _mm256_add_epi32(b, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7FFF)));
+    const __m256 wv = _mm256_castsi256_ps(_mm256_and_si256(r, _mm256_set1_epi32(static_cast<int>(0xFFFF0000u))));
+    for (int t = 0; t < T; ++t) acc[t] = _mm256_fmadd_ps(_mm256_loadu_ps(x + t * in + i), wv, acc[t]);
+  }
+  for (int t = 0; t < T; ++t) {
+    float v = Sum8(acc[t]);
+    for (int64_t j = i; j < in; ++j) v += x[t * in + j] * tensor::I8BRowElement(row, j);
+    out[t] = v;
+  }
+}
+
+}  // namespace
+
+void LinearI8BRAvx2(const float* x, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin, int64_t o_end,
+                    float* y, int64_t ldy) {
+  const size_t stride = tensor::kI8BHeadBytes + static_cast<size_t>(in);
+  for (int64_t o = o_begin; o < o_end; ++o) {
+    const uint8_t* row = w + static_cast<size_t>(o) * stride;
+    int64_t t = 0;
+    float out[kTile];
+    for (; t + kTile <= n; t += kTile) {
+      RowTile<kTile>(x + t * in, in, row, out);
+      for (int k = 0; k < kTile; ++k) y[(t + k) * ldy + o] = out[k];
+    }
+    for (; t < n; ++t) {
+      RowTile<1>(x + t * in, in, row, out);
+      y[t * ldy + o] = out[0];
+    }
+  }
+}
+
+}  // namespace gemmad::kernels
