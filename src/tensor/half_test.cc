@@ -2,10 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "tensor/dtype.h"
+#include "tensor/int8_round.h"
 #include "tensor/tensor_view.h"
 
 namespace gemmad::tensor {
@@ -46,5 +49,19 @@ TEST(DTypeTest, NamesAndSizes) {
   EXPECT_EQ(s.ToString(), "[2, 3]");
 }
 
+// RoundClampInt8 (tensor/int8_round.h) equals clamp(nearbyint(v), -128, 127) on every eighth from
+// -1100 to 1100 (halves tie to even), near the bounds, on huge values and infinities; NaN stays NaN.
+TEST(Int8RoundTest, EqualsClampedNearbyint) {
+  std::vector<float> vs = {127.5f, -128.5f, 126.5f, -127.5f, 0.5f, -0.5f, 1.5f, 2.5f, 1e30f, -1e30f,
+                           INFINITY, -INFINITY, std::nextafter(0.5f, 1.0f), std::nextafter(0.5f, 0.0f)};
+  for (int i = -8800; i <= 8800; ++i) vs.push_back(static_cast<float>(i) / 8.0f);
+  for (float v : vs) {
+    const float want = std::clamp(std::nearbyint(v), -128.0f, 127.0f);
+    ASSERT_EQ(RoundClampInt8(v), want) << v;
+  }
+  EXPECT_TRUE(std::isnan(RoundClampInt8(std::nanf(""))));
+}
+
 }  // namespace
 }  // namespace gemmad::tensor
+
