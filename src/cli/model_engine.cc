@@ -115,6 +115,14 @@ Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
   const int64_t derived_len = o.max_model_len > 0 ? o.max_model_len : cfg.max_position_embeddings;
   GEMMAD_RETURN_IF_ERROR(CheckMaxModelLen(derived_len, cfg.max_position_embeddings, o.allow_long_max_model_len));
   model::KvCacheSpec spec = model->MakeKvCacheSpec(o.block_size, o.kv_cache_dtype);
+  if (o.calculate_kv_scales) {
+    if (spec.groups.at(0).dtype == tensor::DType::kF8E4M3) {
+      GEMMAD_RETURN_IF_ERROR(model->CalculateKvScalesOnFirstForward());
+    } else {
+      GEMMAD_LOG_WARNING("--calculate-kv-scales: no effect, the KV cache is {} (scales apply to an FP8 cache)",
+                         tensor::DTypeName(spec.groups.at(0).dtype));
+    }
+  }
   std::unique_ptr<model::gemma4::Assistant> assistant;
   if (o.assistant) {
     GEMMAD_ASSIGN_OR_RETURN(assistant, LoadAssistant(o.assistant, cfg));

@@ -38,6 +38,7 @@ struct ModelEngineOptions {
   int32_t max_num_batched_tokens = 2048;
   bool enable_prefix_caching = true;
   std::optional<tensor::DType> kv_cache_dtype;  // --kv-cache-dtype; default: the model's dtype
+  bool calculate_kv_scales = false;             // --calculate-kv-scales (an FP8 cache only)
   std::optional<tensor::DType> dtype;           // --dtype (kBF16 or kF32); default: the checkpoint's
   std::optional<int32_t> eos_token_id;          // primary EOS; default: config eos_token_ids[0]
   int32_t max_logprobs = 20;

@@ -28,6 +28,11 @@ constexpr FlagSpec kFlags[] = {
      "(no f16 KV path on the CPU); fp8_e5m2, fp8_inc, fp8_ds_mla: refused (not on the CPU backend).",
      kYes, "auto|float16|bfloat16|fp8|fp8_e4m3|fp8_e5m2|fp8_inc|fp8_ds_mla", {},
      "unit ServeOptionsTest, golden KvFp8, golden CtGolden, e2e test_kv_cache_fp8, e2e test_compressed_tensors"},
+    {"calculate-kv-scales", kBool, "false",
+     "With an FP8 KV cache: each layer's K and V scales from the first forward's keys and values (amax / 200 and "
+     "amax / 100, vLLM's constants), replacing the checkpoint's or 1.0 for the life of the server; no effect on "
+     "other caches. Not with --tensor-parallel-size > 1.",
+     kYes, {}, {}, "unit KvScaleCalibration, e2e test_kv_cache_fp8"},
     {"gpu-memory-utilization", kFloat, "0.92", "GPU only (gemmad has no GPU backend; the CPU KV budget is --kv-cache-memory-bytes): fraction of GPU memory for weights and KV.",
      kNotYet, {}, {}, "e2e test_seeds"},
     {"swap-space", kFloat, "4", "GPU only (no GPU backend): CPU swap space per GPU in GiB.", kNotYet},

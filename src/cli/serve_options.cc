@@ -217,6 +217,7 @@ Status FillModelAndEngine(const ParsedFlags& f, EnvLookup env, ServeOptions& o) 
     o.compute_dtype = tensor::DType::kBF16;
   }
   GEMMAD_ASSIGN_OR_RETURN(o.kv_cache_dtype, ParseKvCacheDtype(f.GetString("kv-cache-dtype")));
+  o.calculate_kv_scales = f.GetBool("calculate-kv-scales");
   if (!f.IsNull("speculative-config")) {
     GEMMAD_ASSIGN_OR_RETURN(o.speculative_config, ParseSpeculativeFlag(f.GetJson("speculative-config")));
   }

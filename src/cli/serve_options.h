@@ -38,6 +38,7 @@ struct ServeOptions {
   std::optional<tensor::DType> compute_dtype;
   int tensor_parallel_size = 1;  // --tensor-parallel-size / -tp (cli/tensor_parallel.h)
   std::optional<tensor::DType> kv_cache_dtype;  // --kv-cache-dtype (unset: the compute dtype)
+  bool calculate_kv_scales = false;             // --calculate-kv-scales
   model::gemma4::WeightQuantization quantization = model::gemma4::WeightQuantization::kNone;  // --quantization
   std::string checkpoint_quantization;  // --quantization compressed-tensors: the checkpoint must be one
   std::optional<int64_t> max_model_len;  // unset: model config; -1: largest that fits

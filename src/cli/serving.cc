@@ -86,6 +86,7 @@ Result<ModelEngine> StartEngine(const ServeOptions& o, const ServeModel& m,
   e.checkpoint_quantization = o.checkpoint_quantization;
   e.dtype = o.compute_dtype;
   e.kv_cache_dtype = o.kv_cache_dtype;
+  e.calculate_kv_scales = o.calculate_kv_scales;
   e.iteration_timeout_s = o.engine_iteration_timeout_s;
   e.allow_long_max_model_len = o.allow_long_max_model_len;
   e.language_model_only = o.language_model_only;

@@ -98,6 +98,60 @@ TEST(CtKvScales, ReadsPerTensorAndPerHeadScalesAndConsumesTheirTensors) {
   EXPECT_NE(Error(Fp8(CtStrategy::kTensor), h).find("is [3, 1, 1]; kv_cache_scheme"), std::string::npos);
 }
 
+// Legacy names (spec §5): kv_scale scales both K and V; k_proj / v_proj output_scale are KV scales
+// where the config gives those projections no output activations, and o8 output scales (a mobile
+// QAT file's) where it does; a legacy name beside a current one for the same attention is an error.
+TEST(CtKvScales, ReadsLegacyNamesAndLeavesO8OutputScales) {
+  Tensors t;
+  t.Add("model.layers.0.self_attn.kv_scale", {1}, {0.5f});
+  t.Add("model.layers.1.self_attn.k_proj.output_scale", {1}, {0.125f});
+  t.Add("model.layers.1.self_attn.v_proj.output_scale", {}, {0.0625f}, tensor::DType::kBF16);
+  auto plain = ParseCtConfig(R"({"quant_method": "compressed-tensors", "format": "float-quantized",
+      "config_groups": {"g": {"targets": ["Linear"], "weights": {"num_bits": 8, "type": "float",
+      "strategy": "channel", "symmetric": true, "dynamic": false}}},
+      "kv_cache_scheme": {"num_bits": 8, "type": "float", "strategy": "tensor", "symmetric": true,
+      "dynamic": false}})");
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  std::set<std::string, std::less<>> consumed;
+  auto r = ReadCtKvScales(Fp8(CtStrategy::kTensor), t, &consumed, &*plain);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[0].attention, "model.layers.0.self_attn");
+  EXPECT_EQ((*r)[0].k, std::vector<float>{0.5f});
+  EXPECT_EQ((*r)[0].v, std::vector<float>{0.5f});
+  EXPECT_EQ((*r)[1].attention, "model.layers.1.self_attn");
+  EXPECT_EQ((*r)[1].k, std::vector<float>{0.125f});
+  EXPECT_EQ((*r)[1].v, std::vector<float>{0.0625f});
+  EXPECT_EQ(consumed.size(), 3u);
+
+  // With o8 output activations on the projections (mobile QAT) their output scales stay theirs.
+  auto o8 = ParseCtConfig(R"({"quant_method": "compressed-tensors", "format": "pack-quantized",
+      "config_groups": {"g": {"targets": ["Linear"], "weights": {"num_bits": 4, "type": "int",
+      "strategy": "channel", "symmetric": true, "dynamic": false}, "output_activations": {"num_bits": 8,
+      "type": "int", "strategy": "tensor", "symmetric": true, "dynamic": false}}},
+      "kv_cache_scheme": {"num_bits": 8, "type": "float", "strategy": "tensor", "symmetric": true,
+      "dynamic": false}})");
+  ASSERT_TRUE(o8.ok()) << o8.status().ToString();
+  consumed.clear();
+  auto r8 = ReadCtKvScales(Fp8(CtStrategy::kTensor), t, &consumed, &*o8);
+  ASSERT_TRUE(r8.ok()) << r8.status().ToString();
+  ASSERT_EQ(r8->size(), 1u);  // layer 0's kv_scale only
+  EXPECT_FALSE(consumed.contains("model.layers.1.self_attn.k_proj.output_scale"));
+  consumed.clear();
+  auto none = ReadCtKvScales(Fp8(CtStrategy::kTensor), t, &consumed);  // no config: left alone as well
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->size(), 1u);
+
+  t.Add("model.layers.0.self_attn.k_scale", {1}, {0.5f});
+  t.Add("model.layers.0.self_attn.v_scale", {1}, {0.5f});
+  auto both = ReadCtKvScales(Fp8(CtStrategy::kTensor), t, &consumed, &*plain);
+  ASSERT_FALSE(both.ok());
+  EXPECT_NE(both.status().ToString().find("attention 'model.layers.0.self_attn' has both k_scale / v_scale and a "
+                                          "legacy kv_scale"),
+            std::string::npos)
+      << both.status().ToString();
+}
+
 TEST(CtKvScales, RefusesWhatVllmRefuses) {
   Tensors t;
   CtArgs int8 = Fp8(CtStrategy::kTensor);

@@ -340,8 +340,8 @@ def test_malformed_unfused_experts_are_one_line_errors(tmp_path, name, rename, n
 
 def test_mobile_int2_embeddings_are_read_in_place():
     """The mobile file's int2 per-row embeddings (weight-only) load as int4 blocks, read as stored by the gather and
-    the tied LM head instead of a bf16 copy 8x their size, its int4/int2 Linears as code tables and its int8 PLE gates as
-    int8 rows; the model still computes in bf16 (its norms' dtype), so
+    the tied LM head instead of a bf16 copy 8x their size, its int4/int2 Linears as code tables and its int8 PLE
+    gates as int8 rows; the model still computes in bf16 (its norms' dtype), so
     the KV cache is bf16 as for the dense model, not the f32 a block-quantized embedding alone would suggest."""
     d = e2e.generated_model("e2e_mobile", ["--preset", "e2e", "--weight-format", "mobile"])
     with open(os.path.join(d, "config.json"), encoding="utf-8") as f:

@@ -44,3 +44,31 @@ def test_kv_cache_fp8():
     for (text_a, lp_a), (text_b, lp_b) in zip(bf16_answers, fp8_answers):
         assert lp_b
         assert abs(lp_a[0] - lp_b[0]) < 1.0, (lp_a[0], lp_b[0])
+
+
+def test_calculate_kv_scales():
+    """--calculate-kv-scales (vLLM's flag): the first forward measures every KV-owning layer's FP8 scales from its keys
+    and values (amax / 200, amax / 100) and logs them; the server then answers deterministically, close to the bf16
+    cache. Without an FP8 cache the flag has no effect and says so."""
+    args = [e2e.DEFAULT_REPO, "--kv-cache-memory-bytes", BUDGET, "--max-model-len", "4096", "--kv-cache-dtype", "fp8",
+            "--calculate-kv-scales"]
+    with e2e.Server(args, name="kv-fp8-calc") as s:
+        assert "calculate-kv-scales" not in s.log()  # nothing measured before the first forward
+        client = s.client()
+        first = client.chat.completions.create(model=e2e.DEFAULT_REPO, messages=[{"role": "user", "content": "Hello!"}],
+                                               max_tokens=24, temperature=0, logprobs=True)
+        m = re.search(r"--calculate-kv-scales: FP8 KV scales of (\d+) layers from the first forward: "
+                      r"k ([\d.e+-]+)\.\.([\d.e+-]+), v ([\d.e+-]+)\.\.([\d.e+-]+)", s.log())
+        assert m, s.log()
+        assert int(m.group(1)) > 0 and 0 < float(m.group(2)) <= float(m.group(3))
+        assert 0 < float(m.group(4)) <= float(m.group(5))
+        assert s.log().count("--calculate-kv-scales: FP8 KV scales") == 1
+        again = client.chat.completions.create(model=e2e.DEFAULT_REPO, messages=[{"role": "user", "content": "Hello!"}],
+                                               max_tokens=24, temperature=0)
+        assert again.choices[0].message.content == first.choices[0].message.content
+        assert s.log().count("--calculate-kv-scales: FP8 KV scales") == 1  # measured once, then frozen
+    _, bf16_answers = run(["--kv-cache-dtype", "bfloat16"])
+    assert abs(bf16_answers[0][1][0] - first.choices[0].logprobs.content[0].logprob) < 1.0
+    with e2e.Server([e2e.DEFAULT_REPO, "--kv-cache-memory-bytes", BUDGET, "--max-model-len", "4096",
+                     "--kv-cache-dtype", "bfloat16", "--calculate-kv-scales"], name="kv-bf16-calc") as s:
+        assert "--calculate-kv-scales: no effect, the KV cache is BF16" in s.log(), s.log()

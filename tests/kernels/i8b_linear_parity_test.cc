@@ -132,7 +132,8 @@ TEST(I8BParity, LinearOpsOnBothBackends) {
   ThreadPool pool(2);
   std::vector<float> got(static_cast<size_t>(n * out)), ref(got.size()), st(got.size()), st_ref(got.size());
   Linear({&pool}, xv, wv, tensor::TensorView{got.data(), DType::kF32, tensor::Shape{n, out}});
-  Linear({nullptr, FindBackend("reference")}, xv, wv, tensor::TensorView{ref.data(), DType::kF32, tensor::Shape{n, out}});
+  Linear({nullptr, FindBackend("reference")}, xv, wv,
+         tensor::TensorView{ref.data(), DType::kF32, tensor::Shape{n, out}});
   const float s = 0.0125f;
   LinearStaticInt8({&pool}, xv, s, wv, tensor::TensorView{st.data(), DType::kF32, tensor::Shape{n, out}});
   LinearStaticInt8({nullptr, FindBackend("reference")}, xv, s, wv,
@@ -141,7 +142,8 @@ TEST(I8BParity, LinearOpsOnBothBackends) {
     double want = 0.0, want_q = 0.0, mag = 0.0, mag_q = 0.0;
     for (int64_t k = 0; k < in; ++k) {
       const double e = Element(w.data(), in, i % out, k), xi = x[(i / out) * in + k];
-      const double xq = static_cast<double>(std::clamp(std::nearbyint(static_cast<float>(xi) / s), -128.0f, 127.0f)) * s;
+      const float kq = std::clamp(std::nearbyint(static_cast<float>(xi) / s), -128.0f, 127.0f);
+      const double xq = static_cast<double>(kq) * s;
       want += xi * e;
       mag += std::fabs(xi * e);
       want_q += xq * e;

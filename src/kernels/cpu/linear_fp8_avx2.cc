@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/cpu/avx2_sum.h"
 #include "kernels/registry.h"
 #include "tensor/dtype.h"
 #include "tensor/fp8.h"
@@ -24,13 +25,6 @@ inline __m256 Decode8(const uint8_t* p) {
   const __m256 f = _mm256_mul_ps(_mm256_castsi256_ps(mag), _mm256_set1_ps(0x1p120f));
   const __m256i sign = _mm256_slli_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x80)), 24);
   return _mm256_castsi256_ps(_mm256_or_si256(_mm256_castps_si256(f), sign));
-}
-
-inline float Sum8(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
 }
 
 template <int T>

@@ -7,6 +7,7 @@
 
 #include <cstring>
 
+#include "kernels/cpu/avx2_sum.h"
 #include "kernels/registry.h"
 #include "tensor/i8b_rows.h"
 
@@ -14,13 +15,6 @@ namespace gemmad::kernels {
 namespace {
 
 constexpr int kTile = 4;
-
-inline float Sum8(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
 
 template <int T>
 void RowTile(const float* x, int64_t in, const uint8_t* row, float* out) {
@@ -33,7 +27,8 @@ void RowTile(const float* x, int64_t in, const uint8_t* row, float* out) {
   for (; i + 8 <= in; i += 8) {
     int64_t raw;
     std::memcpy(&raw, q + i, 8);
-    const __m256i b = _mm256_castps_si256(_mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_cvtsi64_si128(raw))), s));
+    const __m256 v = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_cvtsi64_si128(raw)));
+    const __m256i b = _mm256_castps_si256(_mm256_mul_ps(v, s));
     const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(1));
     const __m256i r = _mm256_add_epi32(b, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7FFF)));
     const __m256 wv = _mm256_castsi256_ps(_mm256_and_si256(r, _mm256_set1_epi32(static_cast<int>(0xFFFF0000u))));

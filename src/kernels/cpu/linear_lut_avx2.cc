@@ -8,6 +8,7 @@
 
 #include <cstring>
 
+#include "kernels/cpu/avx2_sum.h"
 #include "kernels/registry.h"
 #include "tensor/lut_rows.h"
 
@@ -15,13 +16,6 @@ namespace gemmad::kernels {
 namespace {
 
 constexpr int kTile = 4;
-
-inline float Sum8(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
 
 inline __m256 Lookup(__m256i idx, __m256 lo, __m256 hi) {
   const __m256 a = _mm256_permutevar8x32_ps(lo, idx), b = _mm256_permutevar8x32_ps(hi, idx);

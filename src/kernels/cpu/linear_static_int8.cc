@@ -55,7 +55,8 @@ void LinearStaticInt8(const ExecContext& ctx, const TensorView& x, float s, cons
   if (f == nullptr) {
     thread_local std::vector<float> q;
     if (q.size() < static_cast<size_t>(n * in)) q.resize(static_cast<size_t>(n * in));
-    for (int64_t i = 0; i < n * in; ++i) q[static_cast<size_t>(i)] = tensor::RoundClampInt8(x.As<const float>()[i] / s) * s;
+    const float* xp = x.As<const float>();
+    for (int64_t i = 0; i < n * in; ++i) q[static_cast<size_t>(i)] = tensor::RoundClampInt8(xp[i] / s) * s;
     TensorView xq = x;
     xq.data = q.data();
     cpu::Linear(ctx, xq, w, y);

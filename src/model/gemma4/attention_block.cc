@@ -54,7 +54,7 @@ void AttentionBlock(const LayerContext& lc, int64_t l) {
   const int64_t d = c.layer_head_dim(l), nkv = c.layer_num_kv_heads(l);
   const std::vector<float>& inv_freq = c.is_sliding(l) ? lc.rope_sliding : lc.rope_full;
   const GroupPlan& gp = lc.plan.groups[spec.layer_group[l]];
-  const kernels::KvScales kv_scales = KvScalesFor(lc.weights, spec, l, lc.cache.k(l).dtype);
+  const tensor::DType cache_dtype = lc.cache.k(l).dtype;
 
   TensorView x = lc.buf.x.View({n, H});
   TensorView a = lc.buf.normed.View({n, H});
@@ -82,6 +82,12 @@ void AttentionBlock(const LayerContext& lc, int64_t l) {
       TensorView v_rows = Reshape(v, {n * nkv, d});
       kernels::RmsNorm(lc.exec, v_rows, TensorView{}, v_rows, lc.eps);
     }
+    if (lc.kv_calibration != nullptr && cache_dtype == tensor::DType::kF8E4M3) {
+      CalibrateKvScales(k, v, l, lc.kv_calibration);  // --calculate-kv-scales: this layer's scales from these
+    }
+  }
+  const kernels::KvScales kv_scales = KvScalesFor(lc.weights, spec, l, cache_dtype, lc.kv_calibration);
+  if (owns) {
     kernels::KvCacheWrite(lc.exec, k, Reshape(v, {n, nkv, d}), I64View(gp.slots), lc.cache.k(l), lc.cache.v(l),
                           kv_scales);
   }

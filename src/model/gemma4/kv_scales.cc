@@ -1,8 +1,10 @@
-// BindKvScales and KvScalesFor (see kv_scales.h).
+// BindKvScales, CalibrateKvScales and KvScalesFor (see kv_scales.h).
 #include "model/gemma4/kv_scales.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace gemmad::model::gemma4 {
@@ -55,9 +57,30 @@ Status BindKvScales(const Config& c, const std::string& prefix, const std::vecto
   return OkStatus();
 }
 
-kernels::KvScales KvScalesFor(const Weights& w, const KvCacheSpec& spec, int64_t layer, tensor::DType cache_dtype) {
+void CalibrateKvScales(const tensor::TensorView& k, const tensor::TensorView& v, int64_t layer,
+                       KvScaleCalibration* c) {
+  const auto amax = [](const tensor::TensorView& t) {
+    float m = 0.0f;
+    const float* p = t.As<const float>();
+    for (int64_t i = 0; i < t.NumElements(); ++i) m = std::max(m, std::fabs(p[i]));
+    return m;
+  };
+  const auto l = static_cast<size_t>(layer);
+  if (c->k.size() <= l) c->k.resize(l + 1);
+  if (c->v.size() <= l) c->v.resize(l + 1);
+  const float ak = amax(k), av = amax(v);
+  c->k[l] = {ak > 0.0f && std::isfinite(ak) ? ak / 200.0f : 1.0f};
+  c->v[l] = {av > 0.0f && std::isfinite(av) ? av / 100.0f : 1.0f};
+}
+
+kernels::KvScales KvScalesFor(const Weights& w, const KvCacheSpec& spec, int64_t layer, tensor::DType cache_dtype,
+                              const KvScaleCalibration* calibration) {
   if (cache_dtype != tensor::DType::kF8E4M3) return {};
-  const LayerWeights& src = w.layers[static_cast<size_t>(spec.layer_kv_source[static_cast<size_t>(layer)])];
+  const auto s = static_cast<size_t>(spec.layer_kv_source[static_cast<size_t>(layer)]);
+  if (calibration != nullptr && s < calibration->k.size() && !calibration->k[s].empty()) {
+    return {calibration->k[s], calibration->v[s]};
+  }
+  const LayerWeights& src = w.layers[s];
   return {src.k_scale, src.v_scale};
 }
 

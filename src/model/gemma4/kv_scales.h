@@ -24,8 +24,22 @@ Status CheckKvScales(const Config& c, const std::string& prefix, const std::vect
 Status BindKvScales(const Config& c, const std::string& prefix, const std::vector<KvCacheScales>& scales,
                     const std::string& label, Weights* w);
 
+// --calculate-kv-scales (vLLM's calculate_kv_scales, spec quantized-checkpoints.md §5): each
+// KV-owning layer's per-tensor FP8 scales from the keys and values of the first forward, as they are
+// written (after k_norm, RoPE and v_norm): s_k = amax(k) / 200, s_v = amax(v) / 100 (vLLM's
+// K_SCALE_CONSTANT and V_SCALE_CONSTANT); a side that is all zeros keeps 1.0. k / v: [layers], one
+// value each once the layer has been measured.
+struct KvScaleCalibration {
+  std::vector<std::vector<float>> k, v;
+};
+// Measures layer `layer` from its new keys and values (any shape, f32) into c.
+void CalibrateKvScales(const tensor::TensorView& k, const tensor::TensorView& v, int64_t layer,
+                       KvScaleCalibration* c);
+
 // The KvScales a layer's attention passes to the kernels: its K/V source layer's, when its cache
-// is FP8 and the checkpoint has scales; empty otherwise.
-kernels::KvScales KvScalesFor(const Weights& w, const KvCacheSpec& spec, int64_t layer, tensor::DType cache_dtype);
+// is FP8 and the checkpoint (or `calibration`, where it has measured that layer) has scales; empty
+// otherwise.
+kernels::KvScales KvScalesFor(const Weights& w, const KvCacheSpec& spec, int64_t layer, tensor::DType cache_dtype,
+                              const KvScaleCalibration* calibration = nullptr);
 
 }  // namespace gemmad::model::gemma4

@@ -18,6 +18,8 @@
 namespace gemmad::model::gemma4 {
 
 // Per-step constants shared by the blocks.
+struct KvScaleCalibration;  // model/gemma4/kv_scales.h
+
 struct LayerContext {
   const kernels::ExecContext& exec;
   const Config& config;
@@ -30,6 +32,7 @@ struct LayerContext {
   StepBuffers& buf;
   float eps;
   dist::Communicator* comm = nullptr;  // tensor parallelism; null: the whole model here
+  KvScaleCalibration* kv_calibration = nullptr;  // --calculate-kv-scales, first forward only (kv_scales.h)
 };
 
 // Under tensor parallelism, x (a host f32 buffer of partial sums, one per rank) becomes the sum

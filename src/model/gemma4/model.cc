@@ -171,13 +171,15 @@ Status Model::Forward(const kernels::ExecContext& exec, const ForwardBatch& batc
 
   buffers_.Bind(kernels::ScratchAllocatorOf(exec));
   const StepPlan plan = MakeStepPlan(batch, cache.spec(), bidirectional);
+  const bool calibrate = kv_calibration_ != nullptr && cache.k(0).dtype == tensor::DType::kF8E4M3;
   const LayerContext full{exec, c, weights_, rope_sliding_, rope_full_, batch, plan, cache, buffers_,
-                          static_cast<float>(c.rms_norm_eps), comm_.get()};
+                          static_cast<float>(c.rms_norm_eps), comm_.get(), calibrate ? kv_calibration_.get() : nullptr};
   EmbedTokens(full);
   Record(exec, hidden_states, buffers_.x.View({n, H}));
   ForwardBatch kept;  // the logit rows, once the KV-shared layers are reached
   StepPlan kept_plan;
   const ForwardBatch& live = RunLayers(full, &kept, &kept_plan, hidden_states);
+  if (calibrate) AdoptKvCalibration();
   const int64_t rows_now = live.num_tokens();
   const tensor::TensorView x = buffers_.x.View({rows_now, H});
   if (hidden_states != nullptr) {
@@ -203,6 +205,34 @@ Status Model::Forward(const kernels::ExecContext& exec, const ForwardBatch& batc
   return OkStatus();
 }
 
+Status Model::CalculateKvScalesOnFirstForward() {
+  if (tp_.size > 1) {
+    return InvalidArgumentError("--calculate-kv-scales with --tensor-parallel-size > 1 is not supported yet");
+  }
+  kv_calibration_ = std::make_unique<KvScaleCalibration>();
+  return OkStatus();
+}
+
+void Model::AdoptKvCalibration() {
+  const KvScaleCalibration& cal = *kv_calibration_;
+  float k_lo = 0.0f, k_hi = 0.0f, v_lo = 0.0f, v_hi = 0.0f;
+  int64_t measured = 0;
+  for (size_t l = 0; l < cal.k.size(); ++l) {
+    if (cal.k[l].empty()) continue;
+    weights_.layers[l].k_scale = cal.k[l];
+    weights_.layers[l].v_scale = cal.v[l];
+    k_lo = measured == 0 ? cal.k[l][0] : std::min(k_lo, cal.k[l][0]);
+    k_hi = std::max(k_hi, cal.k[l][0]);
+    v_lo = measured == 0 ? cal.v[l][0] : std::min(v_lo, cal.v[l][0]);
+    v_hi = std::max(v_hi, cal.v[l][0]);
+    ++measured;
+  }
+  kv_calibration_.reset();
+  GEMMAD_LOG_INFO("--calculate-kv-scales: FP8 KV scales of {} layers from the first forward: k {:.4g}..{:.4g}, "
+                  "v {:.4g}..{:.4g} (amax / 200, amax / 100)",
+                  measured, k_lo, k_hi, v_lo, v_hi);
+}
+
 const ForwardBatch& Model::RunLayers(const LayerContext& full, ForwardBatch* kept, StepPlan* kept_plan,
                                      HiddenStates* hidden_states) {
   const Config& c = shard_config_;
@@ -222,7 +252,7 @@ const ForwardBatch& Model::RunLayers(const LayerContext& full, ForwardBatch* kep
       }
       *kept_plan = MakeStepPlan(*kept, full.cache.spec(), c.use_bidirectional_attention == "vision");
       kept_context.emplace(LayerContext{full.exec, c, weights_, rope_sliding_, rope_full_, *kept, *kept_plan,
-                                        full.cache, buffers_, full.eps, full.comm});
+                                        full.cache, buffers_, full.eps, full.comm, full.kv_calibration});
       lc = &*kept_context;
       if (kept->num_tokens() == 0) break;
     }

@@ -21,6 +21,7 @@
 #include "model/forward_batch.h"
 #include "model/gemma4/checkpoint.h"
 #include "model/gemma4/config.h"
+#include "model/gemma4/kv_scales.h"
 #include "model/gemma4/layer_blocks.h"
 #include "model/gemma4/step_buffers.h"
 #include "model/gemma4/tp_shard.h"
@@ -76,6 +77,11 @@ class Model {
   // The KV cache dtype --kv-cache-dtype auto gives: FP8 E4M3 when the checkpoint brings static FP8
   // KV scales (a compressed-tensors kv_cache_scheme, as vLLM chooses), else compute_dtype().
   tensor::DType default_kv_dtype() const { return has_kv_scales_ ? tensor::DType::kF8E4M3 : compute_dtype(); }
+  // --calculate-kv-scales: the next forward on an FP8 cache measures every KV-owning layer's scales
+  // from its keys and values (gemma4/kv_scales.h KvScaleCalibration) and they replace the
+  // checkpoint's (or the default 1.0) from then on, for the life of the model. Not under tensor
+  // parallelism (InvalidArgument).
+  Status CalculateKvScalesOnFirstForward();
   // The KV geometry for blocks of `block_size` tokens; the cache dtype defaults to default_kv_dtype().
   KvCacheSpec MakeKvCacheSpec(int64_t block_size, std::optional<tensor::DType> kv_dtype = std::nullopt) const;
 
@@ -116,6 +122,8 @@ class Model {
   void LmHead(const kernels::ExecContext& exec, const tensor::TensorView& head, const tensor::TensorView& logits);
   // Runs the decoder layers over buffers_.x; returns the batch of the rows still live at the end
   // (`full`'s, or *kept: only the logit rows, once KV-shared layers are reached).
+  // --calculate-kv-scales: the measured scales into weights_ (logged), the calibration dropped.
+  void AdoptKvCalibration();
   const ForwardBatch& RunLayers(const LayerContext& full, ForwardBatch* kept, StepPlan* kept_plan,
                                 HiddenStates* hidden_states);
 
@@ -126,6 +134,7 @@ class Model {
   int64_t tp_steps_ = 0;
   double tp_forward_seconds_ = 0.0;  // rank 0: wall time of the steps (for the summary line)
   bool has_kv_scales_ = false;  // the checkpoint's kv_cache_scheme scales are bound (gemma4/kv_scales.h)
+  std::unique_ptr<KvScaleCalibration> kv_calibration_;  // --calculate-kv-scales, until the first FP8 forward
   bool workers_stopped_ = true;  // until a load succeeds: a model that failed to load stops no one
   std::vector<float> head_local_, head_gathered_;  // LM head slices under tensor parallelism
   Weights weights_;
