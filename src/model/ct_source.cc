@@ -64,7 +64,8 @@ class CtSource final : public WeightSource {
     if (!parsed.ok()) return parsed.status().WithPrefix(s->base_->config_label());
     s->config_ = std::move(parsed).value();
     if (s->config_.kv_cache_scheme) {
-      GEMMAD_ASSIGN_OR_RETURN(s->kv_scales_, ReadCtKvScales(*s->config_.kv_cache_scheme, *s->base_, &s->hidden_, &s->config_));
+      GEMMAD_ASSIGN_OR_RETURN(s->kv_scales_,
+                              ReadCtKvScales(*s->config_.kv_cache_scheme, *s->base_, &s->hidden_, &s->config_));
     }
     GEMMAD_RETURN_IF_ERROR(s->Plan(options));
     GEMMAD_RETURN_IF_ERROR(s->Fill());
