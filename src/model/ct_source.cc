@@ -260,12 +260,13 @@ class CtSource final : public WeightSource {
     return m.cols % tensor::LutGroupElements(4) == 0 ? 4 : 0;
   }
 
-  // int8 `int-quantized` symmetric weights with bf16 scales per row (or one per tensor): each weight
-  // is bf16(q · s), which a kI8BR row (tensor/i8b_rows.h) holds as the checkpoint's bytes and a
-  // scale: the mobile QAT files' PLE gates.
+  // int8 `int-quantized` symmetric weights with bf16 scales per row (or one per tensor) and static
+  // int8 activations: each weight is bf16(q · s), which a kI8BR row (tensor/i8b_rows.h) holds as the
+  // checkpoint's bytes and a scale: the mobile QAT files' PLE gates. Weight-only int8 modules stay
+  // dequantized (bf16 rows, which tensor parallelism can split; kI8BR rows it cannot yet).
   static bool I8BNative(const Module& m) {
     const CtStrategy st = m.scheme->weights->strategy;
-    return m.int8.data != nullptr && m.scheme->weights->symmetric && m.scale.dtype == DType::kBF16 &&
+    return m.int8.data != nullptr && m.act_quant && m.scheme->weights->symmetric && m.scale.dtype == DType::kBF16 &&
            (st == CtStrategy::kChannel || st == CtStrategy::kTensor);
   }
 

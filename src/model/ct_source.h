@@ -15,8 +15,8 @@
 // - int2..int4 per channel (or per tensor) packed rows of whole 32-groups that are not kQ4_0 (the
 //   mobile QAT Linears, with static int8 activations; zero points allowed): kLut4R / kLut2R code-table
 //   rows (tensor/lut_rows.h) whose tables hold exactly the library's reference values.
-// - int8 `int-quantized` symmetric weights with bf16 scales per channel or tensor (the mobile files'
-//   PLE gates): kI8BR rows {fp32 scale; the checkpoint's int8 bytes} (tensor/i8b_rows.h), each
+// - int8 `int-quantized` symmetric weights with bf16 scales per channel or tensor and static int8
+//   activations (the mobile files' PLE gates): kI8BR rows {fp32 scale; the checkpoint's int8 bytes} (tensor/i8b_rows.h), each
 //   weight bf16(q·s) as the library rounds it.
 // - every other integer layout (2..8 bits, asymmetric zero points, groups that do not tile 32, rows
 //   not a multiple of 32, scales outside f16): dequantized at open into the scale's dtype exactly
