@@ -286,11 +286,8 @@ void BM_LinearGgml(benchmark::State& state, LinearShape shape, t::DType dtype, i
     t::LutTable table;
     for (int e = 0; e < 16; ++e) table.n[e] = static_cast<int16_t>(e - 8);
     table.unit = 1.0f / 1024.0f;
-    for (size_t at = 0; at < q_bytes; at += row_bytes) {
-      std::memset(one.data() + at, 0, t::kLutHeadBytes);
-      std::memcpy(one.data() + at, table.n, sizeof(table.n));
-      std::memcpy(one.data() + at + t::kLutUnitOffset, &table.unit, sizeof(table.unit));
-    }
+    const int bits = t::LutBits(dtype);
+    for (size_t at = 0; at < q_bytes; at += row_bytes) t::WriteLutHead(table, bits, bits, one.data() + at);
   } else {
     const size_t block_bytes = dtype == t::DType::kGgmlQ8_0 ? 34 : 22;
     for (size_t at = 0; at < q_bytes; at += block_bytes) {

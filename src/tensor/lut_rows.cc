@@ -43,11 +43,9 @@ bool LutTableOf(const float* values, int count, float unit_hint, LutTable* table
   return FitsUnit(values, count, unit_hint, table);
 }
 
-void WriteLutRow(const LutTable& table, int value_bits, int bits, const uint8_t* u, int64_t cols, uint8_t* row) {
+void WriteLutHead(const LutTable& table, int value_bits, int bits, uint8_t* row) {
   GEMMAD_CHECK((bits == 4 || bits == 2) && value_bits >= 1 && value_bits <= bits,
                "WriteLutRow: {}-bit codes as {} bits", value_bits, bits);
-  const int64_t group = LutGroupElements(bits);
-  GEMMAD_CHECK(cols % group == 0, "WriteLutRow: {} columns (want a multiple of {})", cols, group);
   const int n = 1 << value_bits, mask = (1 << bits) - 1;
   std::memset(row, 0, kLutHeadBytes);
   for (int i = 0; i < kLutEntries; ++i) {
@@ -56,6 +54,13 @@ void WriteLutRow(const LutTable& table, int value_bits, int bits, const uint8_t*
     std::memcpy(row + static_cast<size_t>(i) * sizeof(int16_t), &v, sizeof(v));
   }
   std::memcpy(row + kLutUnitOffset, &table.unit, sizeof(table.unit));
+}
+
+void WriteLutRow(const LutTable& table, int value_bits, int bits, const uint8_t* u, int64_t cols, uint8_t* row) {
+  WriteLutHead(table, value_bits, bits, row);
+  const int64_t group = LutGroupElements(bits);
+  GEMMAD_CHECK(cols % group == 0, "WriteLutRow: {} columns (want a multiple of {})", cols, group);
+  const int n = 1 << value_bits;
   uint8_t* codes = row + kLutHeadBytes;
   for (int64_t g = 0; g < cols / group; ++g) {
     for (int j = 0; j < 16; ++j) {

@@ -62,6 +62,10 @@ inline float LutRowElement(const uint8_t* row, int bits, int64_t i) {
   return LutRowEntry(row, (c >> (bits * h)) & 15);
 }
 
+// Writes a row's 64-byte head: the table's entries for each code u < 2^value_bits (repeated for 2
+// bits, the unused entries of a 3-bit code set to 0), its unit, zeros.
+void WriteLutHead(const LutTable& table, int value_bits, int bits, uint8_t* row);
+
 // Writes one row: the table's entries for each code u < 2^value_bits (repeated for 2 bits, the unused
 // entries of a 3-bit code set to 0), and the codes u[0..cols) (each < 2^value_bits; cols a multiple of
 // LutGroupElements(bits)).
