@@ -72,14 +72,14 @@ void Tile(const float* x, int64_t in, const uint8_t* const* rows, float* out) {
 }
 
 template <int B, int T, int R>
-void RunTile(const float* x, int64_t t0, int64_t in, const uint8_t* w, size_t stride, int64_t o, float* y,
+void RunTile(const float* x, int64_t t0, int64_t in, const uint8_t* w, size_t stride, int64_t o, int64_t step, float* y,
              int64_t ldy) {
   const uint8_t* rows[R];
-  for (int r = 0; r < R; ++r) rows[r] = w + static_cast<size_t>(o + r) * stride;
+  for (int r = 0; r < R; ++r) rows[r] = w + static_cast<size_t>(o + r * step) * stride;
   float out[T * R];
   Tile<B, T, R>(x + t0 * in, in, rows, out);
   for (int t = 0; t < T; ++t) {
-    for (int r = 0; r < R; ++r) y[(t0 + t) * ldy + o + r] = out[t * R + r];
+    for (int r = 0; r < R; ++r) y[(t0 + t) * ldy + o + r * step] = out[t * R + r];
   }
 }
 
@@ -87,9 +87,13 @@ template <int B, int T>
 void RunTokens(const float* x, int64_t t0, int64_t in, const uint8_t* w, size_t stride, int64_t o_begin,
                int64_t o_end, float* y, int64_t ldy) {
   constexpr int R = T == 1 ? 4 : 2;
-  int64_t o = o_begin;
-  for (; o + R <= o_end; o += R) RunTile<B, T, R>(x, t0, in, w, stride, o, y, ldy);
-  for (; o < o_end; ++o) RunTile<B, T, 1>(x, t0, in, w, stride, o, y, ldy);
+  // A lone token takes one row from each quarter of the range (QuarterStreams: four sequential
+  // streams); token groups take adjacent rows. Every row is its own chain, so neither changes a result.
+  const int64_t q = T == 1 ? QuarterStreams(o_end - o_begin) : 0;
+  for (int64_t j = 0; j < q; ++j) RunTile<B, T, R>(x, t0, in, w, stride, o_begin + j, q, y, ldy);
+  int64_t o = o_begin + R * q;
+  for (; T > 1 && o + R <= o_end; o += R) RunTile<B, T, R>(x, t0, in, w, stride, o, 1, y, ldy);
+  for (; o < o_end; ++o) RunTile<B, T, 1>(x, t0, in, w, stride, o, 1, y, ldy);
 }
 
 template <int B>

@@ -40,9 +40,12 @@ inline int64_t AheadBytesInt8(const StreamParams& sp, int64_t row_bytes) {
 // rows of 1-3 KB (q/k/v, gate/up at H = 1536) left them a few lines per stream and page. On AMD
 // Zen 4 a bf16 1x4 loop over 3 KB rows read 15-16 GB/s with adjacent rows and 24-31 GB/s with
 // quarters, one thread, no software prefetch (docs/cpu-performance.md §17). Which rows share a
-// tile changes no output: every row is its own chain. Used by the bf16/f32 and Q8_R tiles; the
-// Q4_0 pair tiles and the GGUF Q8_0/Q5_0 tiles measured slower with it there (they do more work
-// per byte and lean on the software prefetch) and keep adjacent rows.
+// tile changes no output: every row is its own chain. Used by the bf16/f32 and Q8_R tiles and the
+// avx512 table's code-table (kLut4R/kLut2R), int8-row (kI8BR) and FP8-row tiles (their rows of
+// 0.4-1.5 KB at H = 1536 lost the most: the integer LUT4 gate_up tile went from 13.5 to 20-25 GB/s
+// on Zen 4, docs/cpu-performance.md §23); the Q4_0 pair tiles and the GGUF Q8_0/Q5_0 tiles
+// measured slower with it there (they do more work per byte and lean on the software prefetch)
+// and keep adjacent rows.
 inline int64_t QuarterStreams(int64_t rows) { return rows / 4; }
 
 // How many such streams the bf16 batch-1 tile reads for rows of row_bytes: 4, or the table's
