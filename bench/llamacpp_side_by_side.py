@@ -7,7 +7,9 @@ For each format (bf16, q8 = Q8_0 vs gemmad --quantization int8, q4 = Q4_0 vs int
 
 - llama.cpp: `llama-bench -m GGUF -p PP -n TG -r REPS -t THREADS -o json` (avg_ts and stddev_ts).
 - gemmad, in process with `gemmad bench latency MODEL --batch-size 1 --kv-cache-dtype bfloat16
-  [--threads T] [--quantization Q]` (one warm-up iteration, then REPS; best iteration):
+  [--threads T] [--quantization Q]` (one warm-up iteration, then REPS; the mean of the REPS
+  iterations' rates, as llama-bench's avg_ts is the mean of its repetitions' rates; until
+  2026-12-06 the best iteration):
   pp = PP / time to first token with --input-len PP --output-len 1;
   tg = TG / (latency - time to first token) with --input-len 3 --output-len 1+TG, as
   e2b_decode_roofline.py. (Until 2026-12-06 both were differences of `gemmad generate` walls
@@ -66,7 +68,8 @@ def gemmad_bench(gemmad, model, pp, tg, reps, threads, quant):
         steps = decode_step_seconds(gemmad, model, tg, reps, threads, quant, bf16_kv)
     except (RuntimeError, OSError, ValueError, KeyError) as e:
         return {"error": str(e)}
-    return {"pp": pp / min(ttfts), "tg": 1.0 / min(steps)}
+    # The mean of the iterations' rates: llama-bench's avg_ts is the mean of its repetitions' rates.
+    return {"pp": sum(pp / t for t in ttfts) / len(ttfts), "tg": sum(1.0 / s for s in steps) / len(steps)}
 
 
 def machine_header(llama_bench_bin):
@@ -86,7 +89,23 @@ def machine_header(llama_bench_bin):
             return "(not recorded by scripts/build_llamacpp_peer.sh)"
     return (f"CPU: {cpu} ({os.cpu_count()} logical CPUs)\n"
             f"llama.cpp: commit {read('COMMIT')[:7]}, {read('ISA_FLAGS')}\n"
-            "page cache: warm (each side reads the file once before its timed runs; nothing is evicted)")
+            "page cache: warm (each side reads the file once before its timed runs; nothing is evicted); "
+            f"{page_cache_state()}")
+
+
+def page_cache_state():
+    """The page cache's size and how much of it is in 2 MiB folios, at the time of the call (a file
+    read into small folios streams slower through 4 KiB mappings: docs/cpu-performance.md §13)."""
+    want = {"Cached": None, "FileHugePages": None}
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                key, _, rest = line.partition(":")
+                if key in want:
+                    want[key] = int(rest.split()[0]) / (1 << 20)
+    except (OSError, ValueError):
+        return "/proc/meminfo unreadable"
+    return ", ".join(f"{k} {v:.1f} GiB" for k, v in want.items() if v is not None) + " (at the end of the run)"
 
 
 def fmt(v):
@@ -164,7 +183,7 @@ def main():
         rows.append((name, best_lc, best_gm, min(r[2] for r in runs), max(r[3] for r in runs), runs))
 
     print("\n" + machine_header(args.llama_bench))
-    print(f"\n{args.threads} thread(s), pp{args.pp}, tg{args.tg}, best of {args.reps} (gemmad) / "
+    print(f"\n{args.threads} thread(s), pp{args.pp}, tg{args.tg}, mean of {args.reps} (gemmad) / "
           f"mean ± stddev (llama.cpp), best of {args.rounds} round(s) per side; ratio = gemmad / llama.cpp\n")
     print(f"| format | llama.cpp pp{args.pp} t/s | gemmad pp{args.pp} t/s | ratio | "
           "llama.cpp tg t/s | gemmad tg t/s | ratio | load avg |")

@@ -11,7 +11,13 @@
 //               stream; the order a plain read takes, for the ceiling of this loop body);
 //           3 = eighths: eight rows j, j+e, ..., j+7e of a matrix of 8e rows (the tile for long
 //               rows where the table says long_streams=8).
-//     prefetch 0 = none (hardware prefetchers only), 1 = prefetcht1 16 KB ahead in each stream.
+//           4 = sixteenths: sixteen rows j, j+s, ..., j+15s of a matrix of 16s rows (each activation
+//               load shared by twice as many rows as eighths).
+//           5 = eighths in K pieces: eighths over the first 4096 elements of every row, then the
+//               next 4096, ..., the accumulators kept in memory between pieces (16 KB of f32
+//               activations per piece stay in a 32 KB L1d; 24 KB rows' 48 KB do not).
+//     prefetch 0 = none (hardware prefetchers only), 1 = prefetcht1 16 KB ahead in each stream,
+//              2 = prefetcht0 2 KB ahead, 3 = prefetchnta 4 KB ahead.
 //   row_bytes: 3072 (E2B q/k/v, gate/up: H = 1536), 6144, 12288 (E2B down) and 24576 (down_2x).
 //
 // Counter GB/s = bytes read per wall second (1e9 B). The loop is this file's own, not the
@@ -54,13 +60,15 @@ inline __m512 Step(__m512 acc, const uint16_t* w, __m512 xe, __m512 xo) {
   return _mm512_fmadd_ps(xo, _mm512_castsi512_ps(_mm512_and_si512(v, _mm512_set1_epi32(static_cast<int>(0xffff0000u)))), acc);
 }
 
-template <bool kPrefetch>
+template <int kPrefetch>
 inline void Ahead(const uint16_t* p) {
-  if constexpr (kPrefetch) _mm_prefetch(reinterpret_cast<const char*>(p + 8192), _MM_HINT_T1);  // 16 KB
+  if constexpr (kPrefetch == 1) _mm_prefetch(reinterpret_cast<const char*>(p + 8192), _MM_HINT_T1);  // 16 KB
+  if constexpr (kPrefetch == 2) _mm_prefetch(reinterpret_cast<const char*>(p + 1024), _MM_HINT_T0);  // 2 KB
+  if constexpr (kPrefetch == 3) _mm_prefetch(reinterpret_cast<const char*>(p + 2048), _MM_HINT_NTA);  // 4 KB
 }
 
 // R rows r0 + k·step (k < R) of `in` bf16 each, as the batch-1 tile reads them.
-template <int R, bool kPrefetch>
+template <int R, int kPrefetch>
 __m512 Rows(const uint16_t* r0, int64_t step, int64_t in, const float* x) {
   __m512 a[R];
 #pragma GCC unroll 8
@@ -78,8 +86,26 @@ __m512 Rows(const uint16_t* r0, int64_t step, int64_t in, const float* x) {
   return sum;
 }
 
+// Rows<R> over elements [k0, k1) of each row, continuing the accumulators at acc (R vectors).
+template <int R, int kPrefetch>
+void RowsPiece(const uint16_t* r0, int64_t step, int64_t k0, int64_t k1, const float* x, __m512* acc) {
+  __m512 a[R];
+#pragma GCC unroll 8
+  for (int k = 0; k < R; ++k) a[k] = acc[k];
+  for (int64_t i = k0; i < k1; i += 32) {
+    const __m512 xe = _mm512_loadu_ps(x + i), xo = _mm512_loadu_ps(x + i + 16);
+#pragma GCC unroll 8
+    for (int k = 0; k < R; ++k) {
+      Ahead<kPrefetch>(r0 + k * step + i);
+      a[k] = Step(a[k], r0 + k * step + i, xe, xo);
+    }
+  }
+#pragma GCC unroll 8
+  for (int k = 0; k < R; ++k) acc[k] = a[k];
+}
+
 // One row with four accumulators over consecutive 32-element steps (in % 128 == 0).
-template <bool kPrefetch>
+template <int kPrefetch>
 __m512 OneRow(const uint16_t* w, int64_t in, const float* x) {
   __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
   for (int64_t i = 0; i < in; i += 128) {
@@ -93,10 +119,26 @@ __m512 OneRow(const uint16_t* w, int64_t in, const float* x) {
 }
 
 // One matrix of `rows` rows (a multiple of 8) in the given order.
-template <bool kPrefetch>
+template <int kPrefetch>
 __m512 Matrix(const uint16_t* w, int64_t rows, int64_t in, int order, const float* x) {
   __m512 sum = _mm512_setzero_ps();
   const int64_t q = rows / 4, e = rows / 8;
+  if (order == 4) {
+    const int64_t s16 = rows / 16;
+    for (int64_t j = 0; j < s16; ++j) sum = _mm512_add_ps(sum, Rows<16, kPrefetch>(w + j * in, s16 * in, in, x));
+    return sum;
+  }
+  if (order == 5) {
+    static __m512 acc[12288];  // one per row (rows <= 12288)
+    for (int64_t r = 0; r < e * 8; ++r) acc[r] = _mm512_setzero_ps();
+    constexpr int64_t kPiece = 4096;
+    for (int64_t k0 = 0; k0 < in; k0 += kPiece) {
+      const int64_t k1 = k0 + kPiece < in ? k0 + kPiece : in;
+      for (int64_t j = 0; j < e; ++j) RowsPiece<8, kPrefetch>(w + j * in, e * in, k0, k1, x, acc + 8 * j);
+    }
+    for (int64_t r = 0; r < e * 8; ++r) sum = _mm512_add_ps(sum, acc[r]);
+    return sum;
+  }
   if (order == 3) {
     for (int64_t j = 0; j < e; ++j) sum = _mm512_add_ps(sum, Rows<8, kPrefetch>(w + j * in, e * in, in, x));
     return sum;
@@ -120,7 +162,7 @@ void BM_StreamPattern(benchmark::State& state) {
   }
   const int64_t in = state.range(0) / 2;
   const int order = static_cast<int>(state.range(1));
-  const bool prefetch = state.range(2) != 0;
+  const int64_t prefetch = state.range(2);
   const int64_t rows = state.range(0) <= 3072 ? 12288 : 1536;  // gate_up_2x-like, or down-like
   const int64_t matrix = rows * in;
   const int64_t copies = static_cast<int64_t>(kBytes / 2) / matrix;
@@ -130,7 +172,10 @@ void BM_StreamPattern(benchmark::State& state) {
   int64_t copy = 0;
   for (auto _ : state) {
     const uint16_t* w = buf + copy * matrix;
-    __m512 s = prefetch ? Matrix<true>(w, rows, in, order, x) : Matrix<false>(w, rows, in, order, x);
+    __m512 s = prefetch == 1   ? Matrix<1>(w, rows, in, order, x)
+               : prefetch == 2 ? Matrix<2>(w, rows, in, order, x)
+               : prefetch == 3 ? Matrix<3>(w, rows, in, order, x)
+                               : Matrix<0>(w, rows, in, order, x);
     benchmark::DoNotOptimize(s);
     if (++copy == copies) copy = 0;
   }
@@ -138,7 +183,7 @@ void BM_StreamPattern(benchmark::State& state) {
                                               benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_StreamPattern)
-    ->ArgsProduct({{3072, 6144, 12288, 24576}, {0, 1, 2, 3}, {0, 1}})
+    ->ArgsProduct({{3072, 6144, 12288, 24576}, {0, 1, 2, 3, 4, 5}, {0, 1, 2, 3}})
     ->ArgNames({"row_bytes", "order", "prefetch"})
     ->MinTime(0.5)
     ->UseRealTime();
