@@ -159,13 +159,12 @@ template <int T>
 void RunTokens(const XChunk* px, int64_t chunks, const float* s, int64_t t0, int64_t in, const uint8_t* w,
                size_t stride, int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
   constexpr int R = T == 1 ? 4 : 2;
-  // A lone token takes one row from each quarter of the range (QuarterStreams: four sequential
-  // streams); token groups take adjacent rows. Every row is its own chain, so neither changes a result.
-  const int64_t q = T == 1 ? QuarterStreams(o_end - o_begin) : 0;
-  for (int64_t j = 0; j < q; ++j) RunTile<T, R>(px, chunks, s, t0, in, w, stride, o_begin + j, q, y, ldy);
-  int64_t o = o_begin + R * q;
-  for (; T > 1 && o + R <= o_end; o += R) RunTile<T, R>(px, chunks, s, t0, in, w, stride, o, 1, y, ldy);
-  for (; o < o_end; ++o) RunTile<T, 1>(px, chunks, s, t0, in, w, stride, o, 1, y, ldy);
+  // A lone token reads four sequential streams (QuarterStreams); which rows share a tile changes no result.
+  const auto full = [&](int64_t o, int64_t step) {
+    RunTile<T, R>(px, chunks, s, t0, in, w, stride, o, step, y, ldy);
+  };
+  const auto one = [&](int64_t o) { RunTile<T, 1>(px, chunks, s, t0, in, w, stride, o, 1, y, ldy); };
+  RowTiles<R>(T == 1, o_begin, o_end, full, one);
 }
 
 }  // namespace

@@ -48,6 +48,19 @@ inline int64_t AheadBytesInt8(const StreamParams& sp, int64_t row_bytes) {
 // and keep adjacent rows.
 inline int64_t QuarterStreams(int64_t rows) { return rows / 4; }
 
+// The row tiles of [o_begin, o_end) for the tiles of R rows: a lone token takes rows o + k·q
+// (k < R, q = rows / R: one row from each of R parts, QuarterStreams' order for R = 4), token
+// groups take R adjacent rows; the rows left over run one at a time. full(o, step) runs the rows
+// o + k·step (k < R), one(o) runs row o.
+template <int R, class Full, class One>
+inline void RowTiles(bool lone, int64_t o_begin, int64_t o_end, Full&& full, One&& one) {
+  const int64_t q = lone ? (o_end - o_begin) / R : 0;
+  for (int64_t j = 0; j < q; ++j) full(o_begin + j, q);
+  int64_t o = o_begin + R * q;
+  for (; !lone && o + R <= o_end; o += R) full(o, 1);
+  for (; o < o_end; ++o) one(o);
+}
+
 // How many such streams the bf16 batch-1 tile reads for rows of row_bytes: 4, or the table's
 // long_row_streams (8 on AMD Zen) for rows of long_row_bytes or more. With rows of 8 KB or more
 // the activations (f32, twice the row's bytes) no longer stay in L1 beside the stream, and eight
