@@ -16,8 +16,8 @@
 //   mobile QAT Linears, with static int8 activations; zero points allowed): kLut4R / kLut2R code-table
 //   rows (tensor/lut_rows.h) whose tables hold exactly the library's reference values.
 // - int8 `int-quantized` symmetric weights with bf16 scales per channel or tensor and static int8
-//   activations (the mobile files' PLE gates): kI8BR rows {fp32 scale; the checkpoint's int8 bytes} (tensor/i8b_rows.h), each
-//   weight bf16(q·s) as the library rounds it.
+//   activations (the mobile files' PLE gates): kI8BR rows {fp32 scale; the checkpoint's int8 bytes}
+//   (tensor/i8b_rows.h), each weight bf16(q·s) as the library rounds it.
 // - every other integer layout (2..8 bits, asymmetric zero points, groups that do not tile 32, rows
 //   not a multiple of 32, scales outside f16): dequantized at open into the scale's dtype exactly
 //   as the library does, bf16((q - zp)·s) for bf16 scales: the reference weights.

@@ -45,7 +45,7 @@ bool LutTableOf(const float* values, int count, float unit_hint, LutTable* table
 
 void WriteLutHead(const LutTable& table, int value_bits, int bits, uint8_t* row) {
   GEMMAD_CHECK((bits == 4 || bits == 2) && value_bits >= 1 && value_bits <= bits,
-               "WriteLutRow: {}-bit codes as {} bits", value_bits, bits);
+               "WriteLutHead: {}-bit codes as {} bits", value_bits, bits);
   const int n = 1 << value_bits, mask = (1 << bits) - 1;
   std::memset(row, 0, kLutHeadBytes);
   for (int i = 0; i < kLutEntries; ++i) {
