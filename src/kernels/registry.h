@@ -55,14 +55,14 @@ using LinearLutFn = void (*)(const float* x, int64_t n, int64_t in, const uint8_
 // - words: each token's k as int16, per pair of code groups p (2·G elements, G = LutGroupElements(bits);
 //   a missing second group reads as zeros) and code position h < 8 / bits, 32 words: the first group's
 //   elements 16·h .. 16·h + 15, then the second's; a token takes LutIntWords(in, bits) words.
-// - bytes (2-bit rows only, else null): each token's k as int8 for the rows whose table is linear in the
-//   code (n[c] = n[0] + c · (n[1] - n[0]), every symmetric int2 table), per chunk c of 4 code groups (256
-//   elements) and code position h < 4, 64 bytes: byte 16·g + j is element 256·c + 64·g + 16·h + j (zeros
-//   past in); a token takes LutIntBytes(in) bytes. sums[t] = Σ_i k[t, i].
+// - bytes: each token's k as int8 for the byte kernels (rows whose table is linear in the code, or
+//   nearly: see the kernel), per chunk c of 4 code groups (4·G elements) and code position h < 8 / bits,
+//   64 bytes: byte 16·g + j is element 4·G·c + G·g + 16·h + j (zeros past in); a token takes
+//   LutIntBytes(in, bits) bytes. sums[t] = Σ_i k[t, i].
 struct LutIntActs {
   const int16_t* words = nullptr;  // [n, LutIntWords(in, bits)]
-  const int8_t* bytes = nullptr;   // [n, LutIntBytes(in)] (2-bit rows)
-  const int32_t* sums = nullptr;   // [n] (2-bit rows)
+  const int8_t* bytes = nullptr;   // [n, LutIntBytes(in, bits)]
+  const int32_t* sums = nullptr;   // [n]
 };
 using LinearLutIntFn = void (*)(const LutIntActs& k, int64_t n, int64_t in, float s, const uint8_t* w,
                                 int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
@@ -70,7 +70,10 @@ inline int64_t LutIntWords(int64_t in, int bits) {
   const int64_t pair = 2 * (16 * 8 / bits);
   return (in + pair - 1) / pair * pair;
 }
-inline int64_t LutIntBytes(int64_t in) { return (in + 255) / 256 * 256; }
+inline int64_t LutIntBytes(int64_t in, int bits) {
+  const int64_t chunk = 4 * (16 * 8 / bits);
+  return (in + chunk - 1) / chunk * chunk;
+}
 
 // Load-time weight quantization of one row x [in] f32 (in % 32 == 0), bit-identical in every
 // table. Q8_R: writes {d, q[in]} at row. Q4_0: block b's f16 scale goes to scale + b·stride and

@@ -2,6 +2,7 @@
 #include "tensor/lut_rows.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cfloat>
 #include <cmath>
 #include <limits>
@@ -54,6 +55,21 @@ void WriteLutHead(const LutTable& table, int value_bits, int bits, uint8_t* row)
     std::memcpy(row + static_cast<size_t>(i) * sizeof(int16_t), &v, sizeof(v));
   }
   std::memcpy(row + kLutUnitOffset, &table.unit, sizeof(table.unit));
+  // The byte form: the line through the first and last values, the remainders where they fit a byte.
+  LutByteForm f;
+  const int64_t first = table.n[0], last = table.n[n - 1];
+  f.a = static_cast<int32_t>(first);
+  f.b = n > 1 ? static_cast<int32_t>(std::lround(static_cast<double>(last - first) / (n - 1))) : 0;
+  bool fits = true, exact = true;
+  for (int i = 0; i < kLutEntries; ++i) {
+    const int code = i & mask;
+    const int64_t e = code < n ? table.n[code] - first - int64_t{f.b} * code : 0;
+    fits = fits && e >= -128 && e <= 127;
+    exact = exact && e == 0;
+    f.u[i] = static_cast<uint8_t>(std::clamp<int64_t>(e, -128, 127) + 128);
+  }
+  f.flags = static_cast<uint8_t>((fits ? LutByteForm::kResidual : 0) | (exact ? LutByteForm::kLinear : 0));
+  std::memcpy(row + kLutFormOffset, &f, sizeof(f));
 }
 
 void WriteLutRow(const LutTable& table, int value_bits, int bits, const uint8_t* u, int64_t cols, uint8_t* row) {

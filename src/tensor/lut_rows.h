@@ -6,9 +6,9 @@
 // uses. The integer form lets int8 activations meet the weights in exact 16-bit integer products
 // (kernels::LinearStaticInt8); the fp32 kernels rebuild the table per row in one multiply.
 //
-// A row of `cols` elements is {int16 n[16]; float unit; uint8 zero[28]; uint8 codes[cols · bits / 8]}
-// (64 + cols / 2 or cols / 4 bytes), in groups of G = 16 · 8 / bits elements (32 or 64) per 16 code
-// bytes: element G·g + 16·h + j (j < 16, h < 8 / bits) is entry (codes[16·g + j] >> (bits · h)) & 15.
+// A row of `cols` elements is {int16 n[16]; float unit; LutByteForm form (below); uint8 codes[cols ·
+// bits / 8]} (64 + cols / 2 or cols / 4 bytes), in groups of G = 16 · 8 / bits elements (32 or 64) per
+// 16 code bytes: element G·g + 16·h + j (j < 16, h < 8 / bits) is entry (codes[16·g + j] >> (bits · h)) & 15.
 // The index keeps the codes above the wanted one (one shift a vector in the kernels, no mask), so a
 // 2-bit row's table repeats its four values: n[i] == n[i & 3] (WriteLutRow does that).
 #pragma once
@@ -24,6 +24,7 @@ namespace gemmad::tensor {
 inline constexpr int kLutEntries = 16;
 inline constexpr size_t kLutUnitOffset = kLutEntries * sizeof(int16_t);  // the float unit's byte offset
 inline constexpr size_t kLutHeadBytes = 64;
+inline constexpr size_t kLutFormOffset = kLutUnitOffset + sizeof(float);  // the LutByteForm's byte offset
 // |n| bound: with |k| <= 128 a 16-bit product pair fits 2^23, so 256 of them sum within int32.
 inline constexpr int kLutMaxInt = 32767;
 
@@ -46,6 +47,29 @@ struct LutTable {
 // is not finite.
 bool LutTableOf(const float* values, int count, float unit_hint, LutTable* table);
 
+// The table as a line plus a small remainder, for kernels that multiply the codes themselves (int8
+// activations k, VPDPBUSD): n[c] = a + b·c + (u[c] - 128) for every code c of the row's values, u[c]
+// a byte, so Σ k·n[c] = (a - 128)·Σk + b·Σ k·c + Σ k·u[c]. b is the line through the first and
+// the last value, a the first value; `flags` says whether every remainder fits a byte (kResidual) and
+// whether they are all zero (kLinear: every symmetric int2 table, whose values -2, -1, 0, 1 times
+// bf16(s) round alike). Codes past the values (a 3-bit table in 4-bit codes) have u = 128.
+struct LutByteForm {
+  static constexpr uint8_t kResidual = 1, kLinear = 2;
+  int32_t a = 0;
+  int32_t b = 0;
+  uint8_t u[kLutEntries] = {};
+  uint8_t flags = 0;
+  uint8_t pad[3] = {};
+};
+static_assert(sizeof(LutByteForm) == 28 && kLutFormOffset + sizeof(LutByteForm) == kLutHeadBytes);
+
+// A row's byte form (row points at its head).
+inline LutByteForm LutRowForm(const uint8_t* row) {
+  LutByteForm f;
+  std::memcpy(&f, row + kLutFormOffset, sizeof(f));
+  return f;
+}
+
 // Entry c of a row's table (row points at its head).
 inline float LutRowEntry(const uint8_t* row, int c) {
   int16_t n;
@@ -63,7 +87,7 @@ inline float LutRowElement(const uint8_t* row, int bits, int64_t i) {
 }
 
 // Writes a row's 64-byte head: the table's entries for each code u < 2^value_bits (repeated for 2
-// bits, the unused entries of a 3-bit code set to 0), its unit, zeros.
+// bits, the unused entries of a 3-bit code set to 0), its unit, its byte form, zeros.
 void WriteLutHead(const LutTable& table, int value_bits, int bits, uint8_t* row);
 
 // Writes one row: the table's entries for each code u < 2^value_bits (repeated for 2 bits, the unused

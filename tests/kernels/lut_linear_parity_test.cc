@@ -120,6 +120,53 @@ TEST(LutRows, TablesAsIntegersTimesAUnit) {
   EXPECT_FALSE(tensor::LutTableOf(inf, 2, 1.0f, &t));
 }
 
+// The head's byte form (tensor/lut_rows.h LutByteForm): n[c] = a + b·c + (u[c] - 128) for every
+// code of the values, whatever the table; symmetric bf16 int2 tables are lines (kLinear), bf16 and
+// f16 int4 ones a line plus remainders within a byte (kResidual); a table far from its line has
+// neither flag; codes past a 3-bit table's values read u = 128.
+TEST(LutRows, ByteFormIsTheTableAsALineAndRemainders) {
+  Rng rng(10);
+  int linear2 = 0, residual4 = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const int bits = trial % 2 == 0 ? 2 : 4, value_bits = trial % 6 == 5 ? 3 : bits, count = 1 << value_bits;
+    const float s = static_cast<float>(static_cast<double>(rng.Next() % 1000000 + 1) * 1e-9);
+    const int kind = (trial / 2) % 3;
+    float values[16];
+    for (int q = 0; q < count; ++q) {
+      const float v = static_cast<float>(q - count / 2) * s;
+      values[q] = kind == 0 ? tensor::Bf16ToFloat(tensor::FloatToBf16(v))
+                  : kind == 1 ? tensor::F16ToFloat(tensor::FloatToF16(v))
+                              : v;
+    }
+    tensor::LutTable t;
+    ASSERT_TRUE(tensor::LutTableOf(values, count, s, &t));
+    std::vector<uint8_t> row(tensor::kLutHeadBytes);
+    tensor::WriteLutHead(t, value_bits, bits, row.data());
+    const tensor::LutByteForm f = tensor::LutRowForm(row.data());
+    ASSERT_TRUE(f.flags & tensor::LutByteForm::kResidual) << trial;
+    for (int c = 0; c < 16; ++c) {
+      const int code = c & ((1 << bits) - 1);
+      if (code < count) {
+        ASSERT_EQ(int64_t{f.a} + int64_t{f.b} * code + f.u[c] - 128, t.n[code]) << trial << " " << c;
+      } else {
+        ASSERT_EQ(f.u[c], 128) << trial << " " << c;
+      }
+    }
+    if (bits == 2 && kind != 1) {
+      ASSERT_TRUE(f.flags & tensor::LutByteForm::kLinear) << trial;  // -2, -1, 0, 1 times s round alike
+      ++linear2;
+    }
+    if (bits == 4 && value_bits == 4 && !(f.flags & tensor::LutByteForm::kLinear)) ++residual4;
+  }
+  EXPECT_GT(linear2, 900);
+  EXPECT_GT(residual4, 300);  // most int4 roundings are not a line
+  tensor::LutTable far;
+  far.n[1] = 30000;  // 0, 30000, 0, ... : the line through the ends is 0, the remainder far past a byte
+  std::vector<uint8_t> row(tensor::kLutHeadBytes);
+  tensor::WriteLutHead(far, 4, 4, row.data());
+  EXPECT_EQ(tensor::LutRowForm(row.data()).flags, 0);
+}
+
 TEST(LutParity, LinearSizesMisaligned) {
   Rng rng(2);
   for (int bits : {4, 2}) {

@@ -21,14 +21,15 @@ void QuantizeInt8(const float* x, int64_t n, float s, int16_t* k) {
   for (int64_t i = 0; i < n; ++i) k[i] = static_cast<int16_t>(tensor::RoundClampInt8(x[i] / s));
 }
 
-// The activations in both of the kernels' lane orders (registry.h LutIntActs): words [n, LutIntWords]
-// and, for 2-bit rows, bytes [n, LutIntBytes] with sums [n]; each token is quantized in place order
-// and then copied run by run (runs of 16 consecutive elements).
+// The activations in both of the kernels' lane orders (registry.h LutIntActs): words [n, LutIntWords],
+// bytes [n, LutIntBytes] and sums [n]; each token is quantized in place order and then copied run by
+// run (runs of 16 consecutive elements).
 void PrepareLanes(const float* x, int64_t n, int64_t in, float s, int bits, int16_t* kb, int8_t* bytes,
                   int32_t* sums) {
   const int64_t group = tensor::LutGroupElements(bits), words = LutIntWords(in, bits), codes = 8 / bits;
+  const int64_t nbytes = LutIntBytes(in, bits);
   thread_local std::vector<int16_t> q;
-  q.assign(static_cast<size_t>(std::max(words, LutIntBytes(in))), 0);  // zeros past in
+  q.assign(static_cast<size_t>(std::max(words, nbytes)), 0);  // zeros past in
   for (int64_t t = 0; t < n; ++t) {
     QuantizeInt8(x + t * in, in, s, q.data());
     int16_t* out = kb + t * words;
@@ -40,15 +41,14 @@ void PrepareLanes(const float* x, int64_t n, int64_t in, float s, int bits, int1
         }
       }
     }
-    if (bytes == nullptr) continue;
-    int8_t* ob = bytes + t * LutIntBytes(in);
+    int8_t* ob = bytes + t * nbytes;
     int32_t sum = 0;
-    for (int64_t c = 0; c < LutIntBytes(in) / 256; ++c) {
-      for (int64_t h = 0; h < 4; ++h) {
+    for (int64_t c = 0; c < nbytes / (4 * group); ++c) {
+      for (int64_t h = 0; h < codes; ++h) {
         for (int64_t g = 0; g < 4; ++g) {
           for (int64_t j = 0; j < 16; ++j) {
-            const int16_t k = q[static_cast<size_t>(256 * c + 64 * g + 16 * h + j)];
-            ob[(4 * c + h) * 64 + 16 * g + j] = static_cast<int8_t>(k);
+            const int16_t k = q[static_cast<size_t>(4 * group * c + group * g + 16 * h + j)];
+            ob[(codes * c + h) * 64 + 16 * g + j] = static_cast<int8_t>(k);
             sum += k;
           }
         }
@@ -91,14 +91,12 @@ void LinearStaticInt8(const ExecContext& ctx, const TensorView& x, float s, cons
   thread_local std::vector<int8_t> kbytes;
   thread_local std::vector<int32_t> ksums;
   const auto words = static_cast<size_t>(n * LutIntWords(in, bits));
+  const auto nbytes = static_cast<size_t>(n * LutIntBytes(in, bits));
   if (kb.size() < words) kb.resize(words);
-  if (bits == 2) {
-    if (kbytes.size() < static_cast<size_t>(n * LutIntBytes(in))) kbytes.resize(static_cast<size_t>(n * LutIntBytes(in)));
-    if (ksums.size() < static_cast<size_t>(n)) ksums.resize(static_cast<size_t>(n));
-  }
-  PrepareLanes(x.As<const float>(), n, in, s, bits, kb.data(), bits == 2 ? kbytes.data() : nullptr, ksums.data());
-  // This thread's scratch (the lambda runs on others too).
-  const LutIntActs acts{kb.data(), bits == 2 ? kbytes.data() : nullptr, bits == 2 ? ksums.data() : nullptr};
+  if (kbytes.size() < nbytes) kbytes.resize(nbytes);
+  if (ksums.size() < static_cast<size_t>(n)) ksums.resize(static_cast<size_t>(n));
+  PrepareLanes(x.As<const float>(), n, in, s, bits, kb.data(), kbytes.data(), ksums.data());
+  const LutIntActs acts{kb.data(), kbytes.data(), ksums.data()};  // this thread's scratch (others read it)
   const int64_t out = w.shape[0];
   // Chunks of at least ~64K multiply-adds, even row counts (as Linear's).
   const int64_t min_rows = std::max<int64_t>(2, 65536 / std::max<int64_t>(1, in * n) + 1) & ~int64_t{1};
