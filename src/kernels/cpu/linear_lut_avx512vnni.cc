@@ -227,11 +227,12 @@ template <int B, int T, int R>
 void RunTileBytes(const LutIntActs& k, int64_t t0, int64_t in, float s, const uint8_t* w, size_t stride,
                   int64_t o, int64_t step, float* y, int64_t ldy) {
   const uint8_t* rows[R];
-  tensor::LutByteForm form[R];
+  int32_t a[R], b[R];  // the line of each row (tensor::LutByteForm), read on their own
   float scale[R];
   for (int r = 0; r < R; ++r) {
     rows[r] = w + static_cast<size_t>(o + r * step) * stride;
-    form[r] = tensor::LutRowForm(rows[r]);
+    std::memcpy(&a[r], rows[r] + tensor::kLutFormOffset + offsetof(tensor::LutByteForm, a), sizeof(a[r]));
+    std::memcpy(&b[r], rows[r] + tensor::kLutFormOffset + offsetof(tensor::LutByteForm, b), sizeof(b[r]));
     float unit;
     std::memcpy(&unit, rows[r] + tensor::kLutUnitOffset, sizeof(unit));
     scale[r] = s * unit;
@@ -241,8 +242,8 @@ void RunTileBytes(const LutIntActs& k, int64_t t0, int64_t in, float s, const ui
   TileBytes<B, T, R>(k.bytes + t0 * kbytes, kbytes, in, rows, sc, su);
   for (int t = 0; t < T; ++t) {
     for (int r = 0; r < R; ++r) {
-      const int64_t a = int64_t{form[r].a} - (B == 4 ? 128 : 0);
-      const int64_t total = a * k.sums[t0 + t] + int64_t{form[r].b} * sc[t * R + r] + su[t * R + r];
+      const int64_t line = int64_t{a[r]} - (B == 4 ? 128 : 0);
+      const int64_t total = line * k.sums[t0 + t] + int64_t{b[r]} * sc[t * R + r] + su[t * R + r];
       y[(t0 + t) * ldy + o + r * step] = static_cast<float>(total) * scale[r];
     }
   }
