@@ -38,6 +38,9 @@ struct StreamParams {
   // hardware prefetchers alone can keep up where the 4-bit tiles still need the software prefetch.
   PrefetchLevel level_bf16 = PrefetchLevel::kL1;
   PrefetchLevel level_int8 = PrefetchLevel::kL1;
+  // The level of the batch-1 compressed-tensors tiles (code tables kLut4R / kLut2R, int8 rows kI8BR,
+  // FP8 rows kF8R), which read four sequential row streams too but do more work per byte.
+  PrefetchLevel level_ct = PrefetchLevel::kL1;
 };
 
 // The active parameters (the defaults above until SetStreamParams). Kernels read them once per call.

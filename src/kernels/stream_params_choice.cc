@@ -93,15 +93,16 @@ Result<StreamParams> ParseStreamParams(std::string_view spec, const StreamParams
     const size_t eq = item.find('=');
     if (eq == std::string_view::npos) return InvalidArgumentError("expected key=value, got '" + std::string(item) + "'");
     const std::string_view key = item.substr(0, eq), value = item.substr(eq + 1);
-    if (key == "level" || key == "level_bf16" || key == "level_int8") {
+    if (key == "level" || key == "level_bf16" || key == "level_int8" || key == "level_ct") {
       PrefetchLevel level;
       if (value == "off") level = PrefetchLevel::kOff;
       else if (value == "l1") level = PrefetchLevel::kL1;
       else if (value == "l2") level = PrefetchLevel::kL2;
       else return InvalidArgumentError(std::string(key) + " must be off, l1 or l2, got '" + std::string(value) + "'");
-      // `level` sets all three; a later level_bf16 / level_int8 sets its own.
-      if (key != "level_int8") p.level_bf16 = level;
-      if (key != "level_bf16") p.level_int8 = level;
+      // `level` sets all four; a later level_bf16 / level_int8 / level_ct sets its own.
+      if (key == "level" || key == "level_bf16") p.level_bf16 = level;
+      if (key == "level" || key == "level_int8") p.level_int8 = level;
+      if (key == "level" || key == "level_ct") p.level_ct = level;
       if (key == "level") p.level = level;
       continue;
     }
@@ -120,7 +121,7 @@ Result<StreamParams> ParseStreamParams(std::string_view spec, const StreamParams
     if (field == nullptr) {
       return InvalidArgumentError("unknown key '" + std::string(key) +
                                   "' (ahead_short, ahead_short_int8, ahead_long, long_row, long_streams, level, level_bf16, "
-                                  "level_int8)");
+                                  "level_int8, level_ct)");
     }
     if (!ParseBytes(value, field)) {
       return InvalidArgumentError("'" + std::string(key) + "' must be a byte count up to 1M, got '" + std::string(value) + "'");
@@ -130,11 +131,16 @@ Result<StreamParams> ParseStreamParams(std::string_view spec, const StreamParams
 }
 
 std::string FormatStreamParams(const StreamParams& p) {
-  return "ahead_short=" + std::to_string(p.ahead_short) + ",ahead_short_int8=" + std::to_string(p.ahead_short_int8) +
-         ",ahead_long=" + std::to_string(p.ahead_long) +
-         ",long_row=" + std::to_string(p.long_row_bytes) + ",long_streams=" + std::to_string(p.long_row_streams) +
-         ",level=" + LevelName(p.level) +
-         ",level_bf16=" + LevelName(p.level_bf16) + ",level_int8=" + LevelName(p.level_int8);
+  std::string s = "ahead_short=" + std::to_string(p.ahead_short);
+  s += ",ahead_short_int8=" + std::to_string(p.ahead_short_int8);
+  s += ",ahead_long=" + std::to_string(p.ahead_long);
+  s += ",long_row=" + std::to_string(p.long_row_bytes);
+  s += ",long_streams=" + std::to_string(p.long_row_streams);
+  s += std::string(",level=") + LevelName(p.level);
+  s += std::string(",level_bf16=") + LevelName(p.level_bf16);
+  s += std::string(",level_int8=") + LevelName(p.level_int8);
+  s += std::string(",level_ct=") + LevelName(p.level_ct);
+  return s;
 }
 
 StreamParams StreamParamsForCpu(const CpuFacts& cpu, std::string* row) {
@@ -145,7 +151,9 @@ StreamParams StreamParamsForCpu(const CpuFacts& cpu, std::string* row) {
   // tiles read four sequential streams (QuarterStreams), bf16 and int8 stream best with no
   // software prefetch (one thread, huge pages: 28-32 GB/s against 24-27 with it; the Q4_0 tile
   // keeps it: 28-31 against 23-29), docs/cpu-performance.md §17; rows of 8 KB or more read eight
-  // streams instead of four (24 KB rows: 28-29 against 25-26 GB/s).
+  // streams instead of four (24 KB rows: 28-29 against 25-26 GB/s). The compressed-tensors tiles
+  // stream best without it too (one thread, gate_up 6144x1536 cold: FP8 324-353 µs against 373-425
+  // with it, int4 code table 196-211 against 234-298, int2 136-140 against 148-174; §24).
   if (cpu.vendor == "AuthenticAMD" && cpu.family >= 23) {
     if (row != nullptr) *row = "AMD Zen";
     StreamParams p;
@@ -156,6 +164,7 @@ StreamParams StreamParamsForCpu(const CpuFacts& cpu, std::string* row) {
     p.level = PrefetchLevel::kL2;
     p.level_bf16 = PrefetchLevel::kOff;
     p.level_int8 = PrefetchLevel::kOff;
+    p.level_ct = PrefetchLevel::kOff;
     p.long_row_streams = 8;
     return p;
   }

@@ -22,7 +22,7 @@ TEST(StreamParams, ParsesKeysAndKeepsTheRest) {
   EXPECT_EQ(p->level_int8, PrefetchLevel::kL2);
   EXPECT_EQ(FormatStreamParams(*p),
             "ahead_short=111,ahead_short_int8=8192,ahead_long=8192,long_row=4096,long_streams=4,level=l2,level_bf16=l2,"
-            "level_int8=l2");
+            "level_int8=l2,level_ct=l2");
   auto back = ParseStreamParams(FormatStreamParams(*p));
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(FormatStreamParams(*back), FormatStreamParams(*p));
@@ -30,12 +30,14 @@ TEST(StreamParams, ParsesKeysAndKeepsTheRest) {
   ASSERT_TRUE(off.ok());
   EXPECT_EQ(off->level, PrefetchLevel::kOff);
   EXPECT_EQ(off->level_bf16, PrefetchLevel::kOff);
-  // `level` sets all three levels; level_bf16 / level_int8 after it set only their own.
-  auto mixed = ParseStreamParams("level=l2,level_bf16=off,level_int8=l1");
+  EXPECT_EQ(off->level_ct, PrefetchLevel::kOff);
+  // `level` sets all four levels; level_bf16 / level_int8 / level_ct after it set only their own.
+  auto mixed = ParseStreamParams("level=l2,level_bf16=off,level_int8=l1,level_ct=off");
   ASSERT_TRUE(mixed.ok());
   EXPECT_EQ(mixed->level, PrefetchLevel::kL2);
   EXPECT_EQ(mixed->level_bf16, PrefetchLevel::kOff);
   EXPECT_EQ(mixed->level_int8, PrefetchLevel::kL1);
+  EXPECT_EQ(mixed->level_ct, PrefetchLevel::kOff);
   auto eight = ParseStreamParams("long_streams=8", base);
   ASSERT_TRUE(eight.ok());
   EXPECT_EQ(eight->long_row_streams, 8);
@@ -44,12 +46,18 @@ TEST(StreamParams, ParsesKeysAndKeepsTheRest) {
   EXPECT_EQ(only->level, base.level);
   EXPECT_EQ(only->level_bf16, base.level_bf16);
   EXPECT_EQ(only->level_int8, PrefetchLevel::kOff);
+  EXPECT_EQ(only->level_ct, base.level_ct);
+  auto ct = ParseStreamParams("level_ct=l2", base);
+  ASSERT_TRUE(ct.ok());
+  EXPECT_EQ(ct->level, base.level);
+  EXPECT_EQ(ct->level_int8, base.level_int8);
+  EXPECT_EQ(ct->level_ct, PrefetchLevel::kL2);
 }
 
 TEST(StreamParams, RejectsWhatItCannotUse) {
   for (const char* bad : {"ahead_short", "ahead=1", "ahead_short=-1", "ahead_short=2048k", "ahead_short=1x",
                           "level=l3", "ahead_long=", "ahead_short=99999999999", "level_bf16=on",
-                          "level_int4=off", "long_streams=6", "long_streams="}) {
+                          "level_int4=off", "level_ct=2", "long_streams=6", "long_streams="}) {
     auto p = ParseStreamParams(bad);
     EXPECT_FALSE(p.ok()) << bad;
     if (!p.ok()) {
@@ -66,6 +74,7 @@ TEST(StreamParams, TableRows) {
   EXPECT_EQ(amd.level, PrefetchLevel::kL2);
   EXPECT_EQ(amd.level_bf16, PrefetchLevel::kOff);
   EXPECT_EQ(amd.level_int8, PrefetchLevel::kOff);
+  EXPECT_EQ(amd.level_ct, PrefetchLevel::kOff);
   EXPECT_EQ(amd.long_row_streams, 8);
   CpuFacts xeon{"GenuineIntel", 6, "Intel(R) Xeon(R) Processor", 48 << 10, 2 << 20};
   EXPECT_EQ(FormatStreamParams(StreamParamsForCpu(xeon, &row)), FormatStreamParams(StreamParams{}));

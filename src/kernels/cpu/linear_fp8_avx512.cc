@@ -62,7 +62,7 @@ void Tile(const float* xq, int64_t in, const uint8_t* const* rows, float* out) {
     // The weights stream from memory (batch 1, the first token group of a few-token step): one
     // prefetch per row and cache line.
     if (i % 64 == 0) {
-      for (int r = 0; r < R; ++r) PrefetchAt(rows[r] + i + ahead, sp.level);
+      for (int r = 0; r < R; ++r) PrefetchAt(rows[r] + i + ahead, T == 1 ? sp.level_ct : sp.level);
     }
     for (int t = 0; t < T; ++t) {
       const __m512 x = LoadX(xq + t * in + i, left);

@@ -120,7 +120,7 @@ void Tile(const XChunk* px, int64_t chunks, int64_t in, const uint8_t* const* ro
     __m512i wa[R], wb[R];
     for (int r = 0; r < R; ++r) {
       Decode64(tb, rows[r] + i, in - i, &wa[r], &wb[r]);
-      PrefetchAt(rows[r] + i + ahead, sp.level);
+      PrefetchAt(rows[r] + i + ahead, T == 1 ? sp.level_ct : sp.level);
     }
     for (int t = 0; t < T; ++t) {
       const __m512bh xa = (__m512bh)px[t * chunks + c].a, xb = (__m512bh)px[t * chunks + c].b;

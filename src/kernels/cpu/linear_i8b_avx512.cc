@@ -41,7 +41,7 @@ void Tile(const float* x, int64_t in, const uint8_t* const* rows, float* out) {
     __m512 wv[R];
     for (int r = 0; r < R; ++r) {
       const uint8_t* q = rows[r] + tensor::kI8BHeadBytes + i;
-      if (i % 64 == 0) PrefetchAt(q + ahead, sp.level);  // one prefetch per row and cache line
+      if (i % 64 == 0) PrefetchAt(q + ahead, T == 1 ? sp.level_ct : sp.level);  // one prefetch per row and cache line
       wv[r] = Weights(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q)), scale[r]);
     }
     for (int t = 0; t < T; ++t) {

@@ -52,7 +52,7 @@ void Tile(const float* x, int64_t in, const uint8_t* const* rows, float* out) {
     for (int r = 0; r < R; ++r) {
       const uint8_t* c = rows[r] + tensor::kLutHeadBytes + 16 * g;
       idx[r] = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(c)));
-      if (g % 4 == 0) PrefetchAt(c + ahead, sp.level);  // one prefetch per row and cache line
+      if (g % 4 == 0) PrefetchAt(c + ahead, T == 1 ? sp.level_ct : sp.level);  // one prefetch per row and cache line
     }
     for (int h = 0; h < kCodes; ++h) {
       __m512 wv[R];

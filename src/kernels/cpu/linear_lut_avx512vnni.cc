@@ -81,7 +81,7 @@ void Tile(const int16_t* kb, int64_t words, int64_t in, const uint8_t* const* ro
       const __m256i bytes = pair ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c))
                                  : _mm256_zextsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(c)));
       idx[r] = _mm512_cvtepu8_epi16(bytes);
-      if (p % 2 == 0) PrefetchAt(c + ahead, sp.level);  // one prefetch per row and cache line
+      if (p % 2 == 0) PrefetchAt(c + ahead, T == 1 ? sp.level_ct : sp.level);  // one prefetch per row and cache line
     }
     for (int h = 0; h < kCodes; ++h) {
       __m512i wv[R];
@@ -164,7 +164,7 @@ void TileBytes(const int8_t* kb, int64_t kbytes, int64_t in, const uint8_t* cons
     for (int r = 0; r < R; ++r) {
       const uint8_t* p = rows[r] + tensor::kLutHeadBytes + 64 * c;
       v[r] = _mm512_maskz_loadu_epi8(m, p);
-      PrefetchAt(p + ahead, sp.level);
+      PrefetchAt(p + ahead, T == 1 ? sp.level_ct : sp.level);
     }
     if constexpr (B == 2) {
 #pragma GCC unroll 4
