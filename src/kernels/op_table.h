@@ -14,6 +14,7 @@
   X(Linear, linear) \
   X(LinearMany, linear_many) \
   X(LinearStaticInt8, linear_static_int8) \
+  X(LinearStaticInt8Many, linear_static_int8_many) \
   X(LinearGemm, linear_gemm) \
   X(PackGemmWeights, pack_gemm_weights) \
   X(QuantizeWeights, quantize_weights) \
@@ -24,6 +25,7 @@
   X(Softmax, softmax) \
   X(Add, add) \
   X(Scale, scale) \
+  X(FakeQuantInt8, fake_quant_int8) \
   X(Mul, mul) \
   X(Clamp, clamp) \
   X(ExpShifted, exp_shifted) \

@@ -47,6 +47,15 @@ void LinearStaticInt8(const ExecContext& ctx, const TensorView& x, float s, cons
   b.ops->linear_static_int8(ctx, x, s, w, y);
 }
 
+void LinearStaticInt8Many(const ExecContext& ctx, const TensorView& x, std::span<const float> s,
+                          std::span<const TensorView> ws, std::span<const TensorView> ys) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "LinearStaticInt8Many", {&x});
+  for (const TensorView& w : ws) CheckOn(b, "LinearStaticInt8Many", {&w});
+  for (const TensorView& y : ys) CheckOn(b, "LinearStaticInt8Many", {&y});
+  b.ops->linear_static_int8_many(ctx, x, s, ws, ys);
+}
+
 void LinearGemm(const ExecContext& ctx, const TensorView& x, const TensorView& w, const TensorView& y) {
   const Backend& b = BackendOf(ctx);
   CheckOn(b, "LinearGemm", {&x, &w, &y});
@@ -106,6 +115,12 @@ void Scale(const ExecContext& ctx, const TensorView& x, float s) {
   const Backend& b = BackendOf(ctx);
   CheckOn(b, "Scale", {&x});
   b.ops->scale(ctx, x, s);
+}
+
+void FakeQuantInt8(const ExecContext& ctx, const TensorView& x, float s) {
+  const Backend& b = BackendOf(ctx);
+  CheckOn(b, "FakeQuantInt8", {&x});
+  b.ops->fake_quant_int8(ctx, x, s);
 }
 
 void Mul(const ExecContext& ctx, const TensorView& a, const TensorView& bv, const TensorView& out) {

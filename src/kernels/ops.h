@@ -34,6 +34,10 @@ void LinearMany(const ExecContext& ctx, const TensorView& x, std::span<const Ten
 // The CPU backend multiplies the integers k by kLut4R / kLut2R tables' integers exactly (16-bit
 // products, integer sums) where the CPU has AVX512-VNNI; elsewhere it runs Linear on k · s.
 void LinearStaticInt8(const ExecContext& ctx, const TensorView& x, float s, const TensorView& w, const TensorView& y);
+// LinearStaticInt8(x, s[m], ws[m], ys[m]) for up to 4 weights of the same x (q/k/v, gate/up), as one
+// pool job where every weight has the integer kernels; results equal the separate calls bit for bit.
+void LinearStaticInt8Many(const ExecContext& ctx, const TensorView& x, std::span<const float> s,
+                          std::span<const TensorView> ws, std::span<const TensorView> ys);
 
 // y = x · wᵀ for f32 weights and many rows (a tower's frames): Linear's contract (x: [n, in] f32;
 // y: [n, out] f32, must not alias x) with w either [out, in] f32 or prepacked by PackGemmWeights,
@@ -78,6 +82,9 @@ void Softmax(const ExecContext& ctx, const TensorView& x);
 void Add(const ExecContext& ctx, const TensorView& a, const TensorView& b, const TensorView& out);
 // x *= s, in place; f32.
 void Scale(const ExecContext& ctx, const TensorView& x, float s);
+// x = clamp(round-half-even(x / s), -128, 127) · s, in place; f32, s > 0 (the static int8 fake
+// quantization of compressed-tensors a8/o8 schemes, tensor/int8_round.h; NaN stays NaN).
+void FakeQuantInt8(const ExecContext& ctx, const TensorView& x, float s);
 // out = a ⊙ b (f32, equal element counts; out may alias a or b).
 void Mul(const ExecContext& ctx, const TensorView& a, const TensorView& b, const TensorView& out);
 // out = min(max(x, lo), hi) element-wise (torch.clamp: NaN stays NaN; ±inf bounds clamp nothing).

@@ -22,6 +22,13 @@ using LinearBf16Fn = void (*)(const float* x, int64_t n, int64_t in, const uint1
 // x[i] <- cap * tanh(x[i] / cap) for i in [0, n) (final-logit soft-capping).
 using SoftCapFn = void (*)(float* x, int64_t n, float cap);
 
+// Static int8 activation rounding (compressed-tensors a8/o8 schemes; tensor/int8_round.h RoundClampInt8):
+// - QuantizeInt8: k[i] = RoundClampInt8(x[i] / s) for i in [0, n) (a NaN gives 0); returns Σ k (n < 2^24).
+// - FakeQuantInt8: y[i] = RoundClampInt8(x[i] / s) · s (NaN stays NaN; y may alias x).
+// Every table gives the bits of the scalar formula (the same IEEE division, clamp and rounding).
+using QuantizeInt8Fn = int64_t (*)(const float* x, int64_t n, float s, int8_t* k);
+using FakeQuantInt8Fn = void (*)(const float* x, int64_t n, float s, float* y);
+
 // Activation quantization for the quantized Linear (tensor/quant_blocks.h): x: [n, in] f32 with
 // in % 32 == 0 -> q: [n, in] int8, d: [n, in / 32] f32, per block of 32: d = max|x| / 127,
 // q = round-half-even(x · (1 / d)) (q = 0 where d = 0). Every table produces identical bits.
@@ -105,6 +112,8 @@ struct CpuKernelTable {
   LinearF32Fn linear_f32;
   LinearBf16Fn linear_bf16;
   SoftCapFn softcap;
+  QuantizeInt8Fn quantize_int8;
+  FakeQuantInt8Fn fake_quant_int8;
   QuantizeActsFn quantize_acts;
   LinearQuantFn linear_q8r;   // kQ8R weights
   LinearQuantFn linear_q4_0;  // kQ4_0 weights
@@ -139,6 +148,12 @@ const CpuKernelTable* Avx2CpuKernels();
 const CpuKernelTable* Avx512CpuKernels();
 const CpuKernelTable* NeonCpuKernels();
 // Table entries defined in their own ISA-flagged files (kernels/cpu/<op>_<isa>.cc).
+int64_t QuantizeInt8Generic(const float* x, int64_t n, float s, int8_t* k);
+int64_t QuantizeInt8Avx2(const float* x, int64_t n, float s, int8_t* k);
+int64_t QuantizeInt8Avx512(const float* x, int64_t n, float s, int8_t* k);
+void FakeQuantInt8Generic(const float* x, int64_t n, float s, float* y);
+void FakeQuantInt8Avx2(const float* x, int64_t n, float s, float* y);
+void FakeQuantInt8Avx512(const float* x, int64_t n, float s, float* y);
 void SoftCapAvx2(float* x, int64_t n, float cap);
 void SoftCapAvx512(float* x, int64_t n, float cap);
 void SoftCapNeon(float* x, int64_t n, float cap);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 #include <vector>
 
@@ -116,6 +117,16 @@ TEST_F(ReferenceBackendParity, NormRopeAndElementwise) {
     return x;
   };
   ExpectNear(run(ref_), run(cpu_), 2e-5, 2e-5, "norm, rope, element-wise");
+}
+
+TEST_F(ReferenceBackendParity, FakeQuantInt8GivesTheSameBits) {
+  auto a = Floats(100000, 3.0);  // past the CPU op's one-thread size
+  a[7] = 0.125f;                 // a tie at 0.25: rounds to even (0)
+  auto b = a;
+  FakeQuantInt8(ref_, View(a.data(), DType::kF32, {100000}), 0.25f);
+  FakeQuantInt8(cpu_, View(b.data(), DType::kF32, {100000}), 0.25f);
+  EXPECT_EQ(a[7], 0.0f);
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0);
 }
 
 TEST_F(ReferenceBackendParity, EmbeddingGatherEveryTableDtype) {

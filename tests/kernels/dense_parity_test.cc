@@ -56,6 +56,8 @@ TEST(KernelRegistry, EveryTableIsComplete) {
     EXPECT_NE(t->linear_f32, nullptr);
     EXPECT_NE(t->linear_bf16, nullptr);
     EXPECT_NE(t->softcap, nullptr);
+    EXPECT_NE(t->quantize_int8, nullptr);
+    EXPECT_NE(t->fake_quant_int8, nullptr);
     EXPECT_NE(t->quantize_acts, nullptr);
     EXPECT_NE(t->linear_q8r, nullptr);
     EXPECT_NE(t->linear_q4_0, nullptr);
@@ -81,7 +83,7 @@ TEST(KernelRegistry, EveryTableIsComplete) {
     EXPECT_NE(t->exp_shifted, nullptr);
     EXPECT_NE(t->gemm_f32, nullptr);
   }
-  static_assert(sizeof(CpuKernelTable) == sizeof(std::string_view) + 22 * sizeof(void*),
+  static_assert(sizeof(CpuKernelTable) == sizeof(std::string_view) + 24 * sizeof(void*),
                 "a new CpuKernelTable entry needs a line above");
 }
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -353,6 +354,50 @@ TEST(LutParity, StaticInt8RoundsHalfToEvenAndClamps) {
       ASSERT_EQ(y[static_cast<size_t>(o)], s * k) << kt.name << " o=" << o;
     }
   });
+}
+
+// LinearStaticInt8Many gives each weight exactly what LinearStaticInt8 gives it alone: int4 and
+// int2 tables with shared and different scales in one job, a bf16 weight among them (the per-call
+// fallback), on both backends, with and without a pool.
+TEST(LutParity, StaticInt8ManyEqualsSeparateCalls) {
+  Rng rng(8);
+  const int64_t in = 256, n = 3;
+  const int64_t outs[3] = {37, 8, 21};
+  auto w4 = RandomLut(rng, 4, outs[0], in);
+  auto w2 = RandomLut(rng, 2, outs[1], in);
+  auto w4b = RandomLut(rng, 4, outs[2], in);
+  std::vector<uint16_t> wbf(static_cast<size_t>(outs[2] * in));
+  for (auto& v : wbf) v = tensor::FloatToBf16(static_cast<float>(rng.Normal() * 0.05));
+  auto x = testing::RandomFloats(rng, n * in, 2.0);
+  const tensor::TensorView xv{x.data(), DType::kF32, tensor::Shape{n, in}};
+  const tensor::TensorView lut[3] = {{w4.data(), DType::kLut4R, tensor::Shape{outs[0], in}},
+                                     {w2.data(), DType::kLut2R, tensor::Shape{outs[1], in}},
+                                     {w4b.data(), DType::kLut4R, tensor::Shape{outs[2], in}}};
+  const tensor::TensorView bf{wbf.data(), DType::kBF16, tensor::Shape{outs[2], in}};
+  ThreadPool pool(2);
+  for (const bool with_bf16 : {false, true}) {
+    const tensor::TensorView ws[3] = {lut[0], lut[1], with_bf16 ? bf : lut[2]};
+    for (const std::array<float, 3>& s : {std::array<float, 3>{0.0125f, 0.0125f, 0.0125f},
+                                          std::array<float, 3>{0.0125f, 0.02f, 0.03f}}) {
+      for (const ExecContext& ctx : {ExecContext{}, ExecContext{&pool}, ExecContext{nullptr, FindBackend("reference")}}) {
+        testing::ForEachKernelTable([&](const CpuKernelTable& table) {
+          std::vector<float> many[3], alone[3];
+          tensor::TensorView ys[3], one[3];
+          for (int m = 0; m < 3; ++m) {
+            many[m].assign(static_cast<size_t>(n * outs[m]), -1.0f);
+            alone[m].assign(static_cast<size_t>(n * outs[m]), -2.0f);
+            ys[m] = {many[m].data(), DType::kF32, tensor::Shape{n, outs[m]}};
+            one[m] = {alone[m].data(), DType::kF32, tensor::Shape{n, outs[m]}};
+            LinearStaticInt8(ctx, xv, s[m], ws[m], one[m]);
+          }
+          LinearStaticInt8Many(ctx, xv, s, ws, ys);
+          for (int m = 0; m < 3; ++m) {
+            ASSERT_EQ(many[m], alone[m]) << table.name << " matrix " << m << " bf16=" << with_bf16;
+          }
+        });
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Element-wise ops: GeGLU, soft-cap, softmax, add, scale, mul, clamp, shifted exp.
+// Element-wise ops: GeGLU, soft-cap, softmax, add, scale, int8 fake quantization, mul, clamp, shifted exp.
 #include <algorithm>
 #include <cmath>
 
@@ -108,6 +108,15 @@ void Scale(const ExecContext& ctx, const TensorView& x, float s) {
   ParallelFor(ctx, x.NumElements(), kMinChunk, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) p[i] *= s;
   });
+}
+
+void FakeQuantInt8(const ExecContext& ctx, const TensorView& x, float s) {
+  internal::CheckDType(x, tensor::DType::kF32, "FakeQuantInt8 x");
+  GEMMAD_CHECK(s > 0.0f && std::isfinite(s), "FakeQuantInt8: scale {}", s);
+  float* p = x.As<float>();
+  const FakeQuantInt8Fn fn = CpuKernels().fake_quant_int8;
+  // A decode step's outputs (a few thousand) take about a microsecond: one thread below 64K.
+  ParallelFor(ctx, x.NumElements(), 65536, [&](int64_t b, int64_t e) { fn(p + b, e - b, s, p + b); });
 }
 
 void Mul(const ExecContext& ctx, const TensorView& a, const TensorView& b, const TensorView& out) {

@@ -180,6 +180,8 @@ const CpuKernelTable* Avx2CpuKernels() {
                                      .linear_f32 = &LinearF32Avx2,
                                      .linear_bf16 = &LinearBf16Avx2,
                                      .softcap = &SoftCapAvx2,
+                                     .quantize_int8 = &QuantizeInt8Avx2,
+                                     .fake_quant_int8 = &FakeQuantInt8Avx2,
                                      .quantize_acts = &QuantizeActsAvx2,
                                      .linear_q8r = &LinearQ8RAvx2,
                                      .linear_q4_0 = &LinearQ4_0Avx2,

@@ -544,6 +544,8 @@ const CpuKernelTable* Avx512CpuKernels() {
                                      .linear_f32 = &LinearF32Avx512,
                                      .linear_bf16 = &LinearBf16Avx512,
                                      .softcap = &SoftCapAvx512,
+                                     .quantize_int8 = &QuantizeInt8Avx512,
+                                     .fake_quant_int8 = &FakeQuantInt8Avx512,
                                      .quantize_acts = &QuantizeActsAvx2,
                                      .linear_q8r = vnni ? &LinearQ8RAvx512Vnni : &LinearQ8RAvx2,
                                      .linear_q4_0 = vnni ? &LinearQ4_0Avx512Vnni : &LinearQ4_0Avx2,

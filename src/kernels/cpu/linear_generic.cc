@@ -90,6 +90,8 @@ const CpuKernelTable& GenericCpuKernels() {
                                      .linear_f32 = &LinearF32Generic,
                                      .linear_bf16 = &LinearBf16Generic,
                                      .softcap = &SoftCapGeneric,
+                                     .quantize_int8 = &QuantizeInt8Generic,
+                                     .fake_quant_int8 = &FakeQuantInt8Generic,
                                      .quantize_acts = &QuantizeActsGeneric,
                                      .linear_q8r = &LinearQ8RGeneric,
                                      .linear_q4_0 = &LinearQ4_0Generic,

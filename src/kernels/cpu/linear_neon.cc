@@ -151,6 +151,8 @@ const CpuKernelTable* NeonCpuKernels() {
                                      .linear_f32 = &LinearF32Neon,
                                      .linear_bf16 = &LinearBf16Neon,
                                      .softcap = &SoftCapNeon,
+                                     .quantize_int8 = &QuantizeInt8Generic,
+                                     .fake_quant_int8 = &FakeQuantInt8Generic,
                                      .quantize_acts = &QuantizeActsGeneric,
                                      .linear_q8r = &LinearQ8RGeneric,
                                      .linear_q4_0 = &LinearQ4_0Neon,

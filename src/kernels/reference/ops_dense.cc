@@ -117,6 +117,13 @@ void LinearStaticInt8(const ExecContext& ctx, const TensorView& x, float s, cons
   op::Linear(ctx, xq, w, y);
 }
 
+void LinearStaticInt8Many(const ExecContext& ctx, const TensorView& x, std::span<const float> s,
+                          std::span<const TensorView> ws, std::span<const TensorView> ys) {
+  GEMMAD_CHECK(ws.size() == ys.size() && ws.size() == s.size() && !ws.empty() && ws.size() <= 4,
+               "LinearStaticInt8Many: {} weights, {} outputs, {} scales", ws.size(), ys.size(), s.size());
+  for (size_t m = 0; m < ws.size(); ++m) op::LinearStaticInt8(ctx, x, s[m], ws[m], ys[m]);
+}
+
 void QuantizeWeights(const ExecContext&, const TensorView& src, const TensorView& dst) {
   const internal::QuantizeShape shape = internal::CheckQuantizeWeights(src, dst);
   const int64_t rows = shape.rows, in = shape.in;

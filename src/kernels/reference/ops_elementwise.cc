@@ -6,6 +6,7 @@
 #include "kernels/reference/backend_ops.h"
 #include "kernels/registry.h"
 #include "kernels/op_contracts.h"
+#include "tensor/int8_round.h"
 
 namespace gemmad::kernels::reference::op {
 namespace {
@@ -53,6 +54,12 @@ void Add(const ExecContext&, const TensorView& a, const TensorView& b, const Ten
 void Scale(const ExecContext&, const TensorView& x, float s) {
   internal::CheckDType(x, DType::kF32, "Scale x");
   for (int64_t i = 0; i < x.NumElements(); ++i) x.As<float>()[i] *= s;
+}
+
+void FakeQuantInt8(const ExecContext&, const TensorView& x, float s) {
+  internal::CheckDType(x, DType::kF32, "FakeQuantInt8 x");
+  GEMMAD_CHECK(s > 0.0f && std::isfinite(s), "FakeQuantInt8: scale {}", s);
+  for (int64_t i = 0; i < x.NumElements(); ++i) x.As<float>()[i] = tensor::RoundClampInt8(x.As<float>()[i] / s) * s;
 }
 
 void Mul(const ExecContext&, const TensorView& a, const TensorView& b, const TensorView& out) {

@@ -5,17 +5,13 @@
 // product on the reference weights, then the same on y with s_out (round half to even; a scale of 0
 // leaves that side as it is). Weights without scales go straight to the kernels.
 #include <algorithm>
+#include <array>
 
 #include "kernels/ops.h"
 #include "model/gemma4/layer_blocks.h"
-#include "tensor/int8_round.h"
 
 namespace gemmad::model::gemma4 {
 namespace {
-
-void FakeQuantInt8(const float* x, int64_t n, float s, float* y) {
-  for (int64_t i = 0; i < n; ++i) y[i] = tensor::RoundClampInt8(x[i] / s) * s;
-}
 
 const Weights::ActScales* ScalesOf(const LayerContext& lc, const TensorView& w) {
   if (lc.weights.act_quant.empty()) return nullptr;
@@ -32,7 +28,7 @@ void ProjLinear(const LayerContext& lc, const TensorView& x, const TensorView& w
   } else {
     kernels::LinearStaticInt8(lc.exec, x, s->input, w, y);  // the input fake-quantized with s_in
   }
-  if (s != nullptr && s->output > 0.0f) FakeQuantInt8(y.As<const float>(), y.NumElements(), s->output, y.As<float>());
+  if (s != nullptr && s->output > 0.0f) kernels::FakeQuantInt8(lc.exec, y, s->output);
 }
 
 void ProjLinearMany(const LayerContext& lc, const TensorView& x, std::span<const TensorView> ws,
@@ -41,7 +37,24 @@ void ProjLinearMany(const LayerContext& lc, const TensorView& x, std::span<const
     kernels::LinearMany(lc.exec, x, ws, ys);
     return;
   }
-  for (size_t i = 0; i < ws.size(); ++i) ProjLinear(lc, x, ws[i], ys[i]);
+  // Every weight with an input scale: one pool job (kernels::LinearStaticInt8Many), then each output's
+  // own fake quantization.
+  std::array<float, 4> in{};
+  bool all_static = ws.size() <= in.size();
+  for (size_t i = 0; i < ws.size() && all_static; ++i) {
+    const Weights::ActScales* s = ScalesOf(lc, ws[i]);
+    all_static = s != nullptr && s->input > 0.0f;
+    if (all_static) in[i] = s->input;
+  }
+  if (!all_static) {
+    for (size_t i = 0; i < ws.size(); ++i) ProjLinear(lc, x, ws[i], ys[i]);
+    return;
+  }
+  kernels::LinearStaticInt8Many(lc.exec, x, std::span<const float>(in.data(), ws.size()), ws, ys);
+  for (size_t i = 0; i < ws.size(); ++i) {
+    const Weights::ActScales* s = ScalesOf(lc, ws[i]);
+    if (s->output > 0.0f) kernels::FakeQuantInt8(lc.exec, ys[i], s->output);
+  }
 }
 
 }  // namespace gemmad::model::gemma4
