@@ -1,7 +1,8 @@
 // LinearStaticInt8 (kernels/ops.h): a Linear whose input is fake-quantized to int8 with a static
 // scale. Table rows (kLut4R / kLut2R) go to the table's integer-activation kernel where it has one
 // (kernels/registry.h LinearLutIntFn: the integers k in its lane orders, prepared once per call);
-// anything else runs Linear on the fake-quantized input k · s.
+// anything else runs Linear on the fake-quantized input k · s. LinearStaticInt8Many runs several
+// weights of the same input (each with its own scale) as one pool job.
 #include <algorithm>
 #include <array>
 #include <cmath>
