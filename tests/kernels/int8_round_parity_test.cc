@@ -63,7 +63,8 @@ TEST(KernelParity, Int8RoundingEveryTableBitExact) {
           const int8_t want_k = std::isnan(r) ? int8_t{0} : static_cast<int8_t>(r);
           want_sum += want_k;
           ASSERT_EQ(k[i], want_k) << t.name << " s=" << s << " n=" << n << " x=" << v[static_cast<size_t>(i)];
-          ASSERT_EQ(Bits(y[i]), Bits(r * s)) << t.name << " s=" << s << " n=" << n << " x=" << v[static_cast<size_t>(i)];
+          ASSERT_EQ(Bits(y[i]), Bits(r * s))
+              << t.name << " s=" << s << " n=" << n << " x=" << v[static_cast<size_t>(i)];
           ASSERT_EQ(Bits(inplace[i]), Bits(r * s)) << t.name << " in place, i=" << i;
         }
         EXPECT_EQ(sum, want_sum) << t.name << " s=" << s << " n=" << n;

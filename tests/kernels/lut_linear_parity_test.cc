@@ -379,7 +379,9 @@ TEST(LutParity, StaticInt8ManyEqualsSeparateCalls) {
     const tensor::TensorView ws[3] = {lut[0], lut[1], with_bf16 ? bf : lut[2]};
     for (const std::array<float, 3>& s : {std::array<float, 3>{0.0125f, 0.0125f, 0.0125f},
                                           std::array<float, 3>{0.0125f, 0.02f, 0.03f}}) {
-      for (const ExecContext& ctx : {ExecContext{}, ExecContext{&pool}, ExecContext{nullptr, FindBackend("reference")}}) {
+      const ExecContext contexts[] = {ExecContext{}, ExecContext{&pool},
+                                      ExecContext{nullptr, FindBackend("reference")}};
+      for (const ExecContext& ctx : contexts) {
         testing::ForEachKernelTable([&](const CpuKernelTable& table) {
           std::vector<float> many[3], alone[3];
           tensor::TensorView ys[3], one[3];
