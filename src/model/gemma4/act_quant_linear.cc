@@ -4,7 +4,6 @@
 // LinearStaticInt8, which multiplies the integers by code-table weights directly where it can), the
 // product on the reference weights, then the same on y with s_out (round half to even; a scale of 0
 // leaves that side as it is). Weights without scales go straight to the kernels.
-#include <algorithm>
 #include <array>
 
 #include "kernels/ops.h"
@@ -33,27 +32,30 @@ void ProjLinear(const LayerContext& lc, const TensorView& x, const TensorView& w
 
 void ProjLinearMany(const LayerContext& lc, const TensorView& x, std::span<const TensorView> ws,
                     std::span<const TensorView> ys) {
-  if (std::none_of(ws.begin(), ws.end(), [&](const TensorView& w) { return ScalesOf(lc, w) != nullptr; })) {
-    kernels::LinearMany(lc.exec, x, ws, ys);
-    return;
-  }
-  // Every weight with an input scale: one pool job (kernels::LinearStaticInt8Many), then each output's
-  // own fake quantization.
+  // Each weight's scales, looked up once: none at all is LinearMany; an input scale on every weight (at
+  // most four) is one pool job (kernels::LinearStaticInt8Many), then each output's own fake
+  // quantization; anything else goes weight by weight.
+  std::array<const Weights::ActScales*, 4> scales{};
   std::array<float, 4> in{};
-  bool all_static = ws.size() <= in.size();
-  for (size_t i = 0; i < ws.size() && all_static; ++i) {
-    const Weights::ActScales* s = ScalesOf(lc, ws[i]);
-    all_static = s != nullptr && s->input > 0.0f;
-    if (all_static) in[i] = s->input;
-  }
-  if (!all_static) {
-    for (size_t i = 0; i < ws.size(); ++i) ProjLinear(lc, x, ws[i], ys[i]);
-    return;
-  }
-  kernels::LinearStaticInt8Many(lc.exec, x, std::span<const float>(in.data(), ws.size()), ws, ys);
+  bool any = false, all_static = ws.size() <= scales.size();
   for (size_t i = 0; i < ws.size(); ++i) {
     const Weights::ActScales* s = ScalesOf(lc, ws[i]);
-    if (s->output > 0.0f) kernels::FakeQuantInt8(lc.exec, ys[i], s->output);
+    any = any || s != nullptr;
+    all_static = all_static && s != nullptr && s->input > 0.0f;
+    if (all_static) {
+      scales[i] = s;
+      in[i] = s->input;
+    }
+  }
+  if (!any) {
+    kernels::LinearMany(lc.exec, x, ws, ys);
+  } else if (!all_static) {
+    for (size_t i = 0; i < ws.size(); ++i) ProjLinear(lc, x, ws[i], ys[i]);
+  } else {
+    kernels::LinearStaticInt8Many(lc.exec, x, std::span<const float>(in.data(), ws.size()), ws, ys);
+    for (size_t i = 0; i < ws.size(); ++i) {
+      if (scales[i]->output > 0.0f) kernels::FakeQuantInt8(lc.exec, ys[i], scales[i]->output);
+    }
   }
 }
 
