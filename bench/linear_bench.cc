@@ -24,7 +24,8 @@
 //   §3/§10: tied LM head = embed_tokens [V = 262144, H] (E2B 1536, E4B 2560, 31B 5376).
 // Quantized weights (--quantization): LinearQ8_R/... and LinearQ4_0/... run the same shapes with
 // the weights quantized once and copied through the rotation set (cold only); weight_GB/s then
-// counts the quantized bytes (in + 4 per row for Q8_R, 18 per 32 weights for Q4_0). LinearF8R/...
+// counts the quantized bytes (in + 4 per row for Q8_R, 18 per 32 weights for Q4_0 and Q4_0x16, the
+// same blocks with rows in groups of 16, run where the active table reads them). LinearF8R/...
 // (n 1, 5, 16) runs random compressed-tensors FP8 rows (in + 4 bytes), cold; a small
 // GEMMAD_BENCH_ROTATE_MIB makes them hot. LinearLUT4_R/... and LinearLUT2_R/... the same with
 // code-table rows (tensor/lut_rows.h: 64 + in / 2 or in / 4 bytes, the mobile QAT Linears), and
@@ -376,8 +377,10 @@ int RegisterAll() {
       }
     }
   }
-  for (t::DType dtype : {t::DType::kQ8R, t::DType::kQ4_0}) {
+  for (t::DType dtype : {t::DType::kQ8R, t::DType::kQ4_0, t::DType::kQ4_0x16}) {
     for (const LinearShape& s : kShapes) {
+      // Q4_0x16 (rows in groups of 16) where the active backend reads int4 matrices so.
+      if (dtype == t::DType::kQ4_0x16 && k::Int4WeightDType({}, t::Shape{s.out, s.in}) != dtype) continue;
       for (int64_t n : {1, 2, 3, 4, 5, 8, 16, 128}) {
         for (int threads : {1, 2}) {
           std::string name = "Linear" + std::string(t::DTypeName(dtype)) + "/" + s.name + "/" +

@@ -92,8 +92,9 @@ struct QuantizeShape {
 inline QuantizeShape CheckQuantizeWeights(const tensor::TensorView& src, const tensor::TensorView& dst) {
   CheckWeightDType(src, "QuantizeWeights src");
   CheckMatrixDType(dst, "QuantizeWeights dst");
-  GEMMAD_CHECK((dst.dtype == tensor::DType::kQ8R || dst.dtype == tensor::DType::kQ4_0) && src.shape == dst.shape &&
-                   src.shape.rank >= 2,
+  GEMMAD_CHECK((dst.dtype == tensor::DType::kQ8R || dst.dtype == tensor::DType::kQ4_0 ||
+                (dst.dtype == tensor::DType::kQ4_0x16 && src.shape.rank == 2 && src.shape[0] % 16 == 0)) &&
+                   src.shape == dst.shape && src.shape.rank >= 2,
                "QuantizeWeights: src {} {} -> dst {} {}", tensor::DTypeName(src.dtype), src.shape.ToString(),
                tensor::DTypeName(dst.dtype), dst.shape.ToString());
   const int64_t in = src.shape[src.shape.rank - 1];

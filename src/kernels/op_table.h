@@ -18,6 +18,7 @@
   X(LinearGemm, linear_gemm) \
   X(PackGemmWeights, pack_gemm_weights) \
   X(QuantizeWeights, quantize_weights) \
+  X(Int4WeightDType, int4_weight_dtype) \
   X(RmsNorm, rms_norm) \
   X(RopeNeox, rope_neox) \
   X(GeluTanhMul, gelu_tanh_mul) \

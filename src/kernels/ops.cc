@@ -74,6 +74,10 @@ void QuantizeWeights(const ExecContext& ctx, const TensorView& src, const Tensor
   b.ops->quantize_weights(ctx, src, dst);
 }
 
+tensor::DType Int4WeightDType(const ExecContext& ctx, const tensor::Shape& shape) {
+  return BackendOf(ctx).ops->int4_weight_dtype(ctx, shape);
+}
+
 void RmsNorm(const ExecContext& ctx, const TensorView& x, const TensorView& weight, const TensorView& out,
              float eps) {
   const Backend& b = BackendOf(ctx);

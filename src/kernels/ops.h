@@ -54,9 +54,13 @@ void PackGemmWeights(const ExecContext& ctx, const TensorView& w, const TensorVi
 
 // ---- weight quantization (load time) ------------------------------------------------------
 // dst = quantize(src) row by row (tensor/quant_blocks.h). src: [rows, in] f32|bf16 (rank ≥ 2
-// views are taken as rows of their last dim); dst: same shape, dtype Q8_R or Q4_0, in % 32 == 0,
-// data of dst.SizeBytes() bytes. Deterministic: the result does not depend on the pool.
+// views are taken as rows of their last dim); dst: same shape, dtype Q8_R, Q4_0 or Q4_0x16 (rank 2,
+// rows % 16 == 0), in % 32 == 0, data of dst.SizeBytes() bytes. Deterministic: the result does not
+// depend on the pool.
 void QuantizeWeights(const ExecContext& ctx, const TensorView& src, const TensorView& dst);
+// The int4 layout (Q4_0 or Q4_0x16: the same blocks, tensor/quant_blocks.h) this backend reads a
+// matrix of `shape` fastest in; every backend reads both.
+tensor::DType Int4WeightDType(const ExecContext& ctx, const tensor::Shape& shape);
 
 // RMSNorm over the last dim: out = x · pow(mean(x²) + eps, -0.5) · weight (text-model.md §4.1;
 // the weight is used as stored, never 1 + w). x, out: [rows, n] f32 (may alias); weight: [n]

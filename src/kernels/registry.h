@@ -34,7 +34,7 @@ using FakeQuantInt8Fn = void (*)(const float* x, int64_t n, float s, float* y);
 // q = round-half-even(x · (1 / d)) (q = 0 where d = 0). Every table produces identical bits.
 using QuantizeActsFn = void (*)(const float* x, int64_t n, int64_t in, int8_t* q, float* d);
 // y[t, o] = Σ_b d[t, b] · (weight block scale) · Σ_j q[t, 32b + j] · w_q[o, 32b + j] for the
-// kQ8R or kQ4_0 matrix w of `out` rows (layouts: tensor/quant_blocks.h), o in [o_begin, o_end).
+// kQ8R, kQ4_0 or kQ4_0x16 matrix w of `out` rows (layouts: tensor/quant_blocks.h), o in [o_begin, o_end).
 // The ggml types (tensor/ggml_blocks.h; rows one after the other, RowBytes apart) use the same
 // signature: Σ_b d[t, b] · Σ_j q[t, 32b + j] · w_deq[o, 32b + j], where w_deq is the exact
 // dequantized weight (tensor/ggml_quants.h) and the K types' per-sub-block scales and minimums
@@ -117,6 +117,9 @@ struct CpuKernelTable {
   QuantizeActsFn quantize_acts;
   LinearQuantFn linear_q8r;   // kQ8R weights
   LinearQuantFn linear_q4_0;  // kQ4_0 weights
+  // kQ4_0x16 weights (may be null: the model then keeps int4 matrices as kQ4_0). y as linear_q4_0's
+  // formula; rows of [o_begin, o_end) only are written.
+  LinearQuantFn linear_q4_0x16;
   LinearQuantFn linear_ggml_q8_0;  // kGgmlQ8_0 weights (GGUF)
   LinearQuantFn linear_ggml_q5_0;  // kGgmlQ5_0
   LinearQuantFn linear_ggml_q4_k;  // kGgmlQ4_K
@@ -239,6 +242,8 @@ void LinearQ8RAvx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in,
                          int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
 void LinearQ4_0Avx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                           int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
+void LinearQ4_0x16Avx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                             int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
 // ggml Q4_K / Q6_K fast kernels (kernels/cpu/linear_ggml_qk_avx2.cc, linear_ggml_qk_avx512vnni.cc).
 void LinearGgmlQ4_KAvx2(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                         int64_t o_begin, int64_t o_end, float* y, int64_t ldy);

@@ -41,6 +41,9 @@ struct StreamParams {
   // The level of the batch-1 compressed-tensors tiles (code tables kLut4R / kLut2R, int8 rows kI8BR,
   // FP8 rows kF8R), which read four sequential row streams too but do more work per byte.
   PrefetchLevel level_ct = PrefetchLevel::kL1;
+  // The level of the batch-1 int4 tile over rows in groups of 16 (kQ4_0x16: one sequential stream
+  // per group); its few-token tiles take `level`.
+  PrefetchLevel level_q4x16 = PrefetchLevel::kL1;
 };
 
 // The active parameters (the defaults above until SetStreamParams). Kernels read them once per call.

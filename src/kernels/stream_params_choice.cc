@@ -93,16 +93,17 @@ Result<StreamParams> ParseStreamParams(std::string_view spec, const StreamParams
     const size_t eq = item.find('=');
     if (eq == std::string_view::npos) return InvalidArgumentError("expected key=value, got '" + std::string(item) + "'");
     const std::string_view key = item.substr(0, eq), value = item.substr(eq + 1);
-    if (key == "level" || key == "level_bf16" || key == "level_int8" || key == "level_ct") {
+    if (key == "level" || key == "level_bf16" || key == "level_int8" || key == "level_ct" || key == "level_q4x16") {
       PrefetchLevel level;
       if (value == "off") level = PrefetchLevel::kOff;
       else if (value == "l1") level = PrefetchLevel::kL1;
       else if (value == "l2") level = PrefetchLevel::kL2;
       else return InvalidArgumentError(std::string(key) + " must be off, l1 or l2, got '" + std::string(value) + "'");
-      // `level` sets all four; a later level_bf16 / level_int8 / level_ct sets its own.
+      // `level` sets all five; a later level_bf16 / level_int8 / level_ct / level_q4x16 sets its own.
       if (key == "level" || key == "level_bf16") p.level_bf16 = level;
       if (key == "level" || key == "level_int8") p.level_int8 = level;
       if (key == "level" || key == "level_ct") p.level_ct = level;
+      if (key == "level" || key == "level_q4x16") p.level_q4x16 = level;
       if (key == "level") p.level = level;
       continue;
     }
@@ -121,7 +122,7 @@ Result<StreamParams> ParseStreamParams(std::string_view spec, const StreamParams
     if (field == nullptr) {
       return InvalidArgumentError("unknown key '" + std::string(key) +
                                   "' (ahead_short, ahead_short_int8, ahead_long, long_row, long_streams, level, level_bf16, "
-                                  "level_int8, level_ct)");
+                                  "level_int8, level_ct, level_q4x16)");
     }
     if (!ParseBytes(value, field)) {
       return InvalidArgumentError("'" + std::string(key) + "' must be a byte count up to 1M, got '" + std::string(value) + "'");
@@ -140,6 +141,7 @@ std::string FormatStreamParams(const StreamParams& p) {
   s += std::string(",level_bf16=") + LevelName(p.level_bf16);
   s += std::string(",level_int8=") + LevelName(p.level_int8);
   s += std::string(",level_ct=") + LevelName(p.level_ct);
+  s += std::string(",level_q4x16=") + LevelName(p.level_q4x16);
   return s;
 }
 
@@ -153,7 +155,9 @@ StreamParams StreamParamsForCpu(const CpuFacts& cpu, std::string* row) {
   // keeps it: 28-31 against 23-29), docs/cpu-performance.md §17; rows of 8 KB or more read eight
   // streams instead of four (24 KB rows: 28-29 against 25-26 GB/s). The compressed-tensors tiles
   // stream best without it too (one thread, gate_up 6144x1536 cold: FP8 324-353 µs against 373-425
-  // with it, int4 code table 196-211 against 234-298, int2 136-140 against 148-174; §24).
+  // with it, int4 code table 196-211 against 234-298, int2 136-140 against 148-174; §24), and so
+  // do the kQ4_0x16 tiles, one sequential stream per 16-row group (E2B int4 decode, one thread:
+  // 23.9 t/s without it against 16.3-17.8 with it 4-32 KB ahead; §26).
   if (cpu.vendor == "AuthenticAMD" && cpu.family >= 23) {
     if (row != nullptr) *row = "AMD Zen";
     StreamParams p;
@@ -165,6 +169,7 @@ StreamParams StreamParamsForCpu(const CpuFacts& cpu, std::string* row) {
     p.level_bf16 = PrefetchLevel::kOff;
     p.level_int8 = PrefetchLevel::kOff;
     p.level_ct = PrefetchLevel::kOff;
+    p.level_q4x16 = PrefetchLevel::kOff;
     p.long_row_streams = 8;
     return p;
   }

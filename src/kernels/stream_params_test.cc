@@ -22,7 +22,7 @@ TEST(StreamParams, ParsesKeysAndKeepsTheRest) {
   EXPECT_EQ(p->level_int8, PrefetchLevel::kL2);
   EXPECT_EQ(FormatStreamParams(*p),
             "ahead_short=111,ahead_short_int8=8192,ahead_long=8192,long_row=4096,long_streams=4,level=l2,level_bf16=l2,"
-            "level_int8=l2,level_ct=l2");
+            "level_int8=l2,level_ct=l2,level_q4x16=l2");
   auto back = ParseStreamParams(FormatStreamParams(*p));
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(FormatStreamParams(*back), FormatStreamParams(*p));
@@ -31,13 +31,16 @@ TEST(StreamParams, ParsesKeysAndKeepsTheRest) {
   EXPECT_EQ(off->level, PrefetchLevel::kOff);
   EXPECT_EQ(off->level_bf16, PrefetchLevel::kOff);
   EXPECT_EQ(off->level_ct, PrefetchLevel::kOff);
-  // `level` sets all four levels; level_bf16 / level_int8 / level_ct after it set only their own.
-  auto mixed = ParseStreamParams("level=l2,level_bf16=off,level_int8=l1,level_ct=off");
+  EXPECT_EQ(off->level_q4x16, PrefetchLevel::kOff);
+  // `level` sets all five levels; level_bf16 / level_int8 / level_ct / level_q4x16 after it set only
+  // their own.
+  auto mixed = ParseStreamParams("level=l2,level_bf16=off,level_int8=l1,level_ct=off,level_q4x16=l1");
   ASSERT_TRUE(mixed.ok());
   EXPECT_EQ(mixed->level, PrefetchLevel::kL2);
   EXPECT_EQ(mixed->level_bf16, PrefetchLevel::kOff);
   EXPECT_EQ(mixed->level_int8, PrefetchLevel::kL1);
   EXPECT_EQ(mixed->level_ct, PrefetchLevel::kOff);
+  EXPECT_EQ(mixed->level_q4x16, PrefetchLevel::kL1);
   auto eight = ParseStreamParams("long_streams=8", base);
   ASSERT_TRUE(eight.ok());
   EXPECT_EQ(eight->long_row_streams, 8);
@@ -52,6 +55,7 @@ TEST(StreamParams, ParsesKeysAndKeepsTheRest) {
   EXPECT_EQ(ct->level, base.level);
   EXPECT_EQ(ct->level_int8, base.level_int8);
   EXPECT_EQ(ct->level_ct, PrefetchLevel::kL2);
+  EXPECT_EQ(ct->level_q4x16, base.level_q4x16);
 }
 
 TEST(StreamParams, RejectsWhatItCannotUse) {
@@ -75,6 +79,7 @@ TEST(StreamParams, TableRows) {
   EXPECT_EQ(amd.level_bf16, PrefetchLevel::kOff);
   EXPECT_EQ(amd.level_int8, PrefetchLevel::kOff);
   EXPECT_EQ(amd.level_ct, PrefetchLevel::kOff);
+  EXPECT_EQ(amd.level_q4x16, PrefetchLevel::kOff);
   EXPECT_EQ(amd.long_row_streams, 8);
   CpuFacts xeon{"GenuineIntel", 6, "Intel(R) Xeon(R) Processor", 48 << 10, 2 << 20};
   EXPECT_EQ(FormatStreamParams(StreamParamsForCpu(xeon, &row)), FormatStreamParams(StreamParams{}));

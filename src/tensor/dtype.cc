@@ -13,7 +13,8 @@ size_t DTypeSize(DType t) {
     case DType::kF32: case DType::kI32: return 4;
     case DType::kBF16: case DType::kF16: case DType::kI16: return 2;
     case DType::kI8: case DType::kU8: case DType::kBool: case DType::kF8E4M3: return 1;
-    case DType::kQ8R: case DType::kQ4_0: case DType::kF8R: case DType::kLut4R: case DType::kLut2R: case DType::kI8BR:
+    case DType::kQ8R: case DType::kQ4_0: case DType::kQ4_0x16: case DType::kF8R: case DType::kLut4R: case DType::kLut2R:
+    case DType::kI8BR:
       return 0;
     case DType::kGgmlQ8_0: case DType::kGgmlQ5_0: case DType::kGgmlQ4_K: case DType::kGgmlQ6_K: return 0;
   }
@@ -21,7 +22,8 @@ size_t DTypeSize(DType t) {
 }
 
 bool IsBlockQuantized(DType t) {
-  return t == DType::kQ8R || t == DType::kQ4_0 || t == DType::kF8R || t == DType::kLut4R || t == DType::kLut2R ||
+  return t == DType::kQ8R || t == DType::kQ4_0 || t == DType::kQ4_0x16 || t == DType::kF8R || t == DType::kLut4R ||
+         t == DType::kLut2R ||
          t == DType::kI8BR || GgmlTypeId(t).has_value();
 }
 
@@ -52,7 +54,7 @@ size_t RowBytes(DType t, int64_t cols) {
   const auto c = static_cast<size_t>(cols);
   switch (t) {
     case DType::kQ8R: case DType::kF8R: case DType::kI8BR: return sizeof(float) + c;
-    case DType::kQ4_0: return c / kQuantBlock * sizeof(BlockQ4_0);
+    case DType::kQ4_0: case DType::kQ4_0x16: return c / kQuantBlock * sizeof(BlockQ4_0);
     case DType::kLut4R: case DType::kLut2R: return LutRowBytes(LutBits(t), cols);
     default:
       if (auto id = GgmlTypeId(t)) {
@@ -77,6 +79,7 @@ std::string_view DTypeName(DType t) {
     case DType::kBool: return "BOOL";
     case DType::kQ8R: return "Q8_R";
     case DType::kQ4_0: return "Q4_0";
+    case DType::kQ4_0x16: return "Q4_0x16";
     case DType::kGgmlQ8_0: return "Q8_0";
     case DType::kGgmlQ5_0: return "Q5_0";
     case DType::kGgmlQ4_K: return "Q4_K";

@@ -12,6 +12,13 @@
 //         36·(p·nb + b), nb = in / 32. When the row count is odd the last row follows as
 //         GGML's plain blocks {f16 d; uint8 qs[16]}. Any even-row-aligned slice (a MoE expert of
 //         an [E, rows, in] stack) is itself such a matrix.
+//   kQ4_0x16 (the same blocks, values and scales as kQ4_0, rows in groups of 16; the row count is a
+//         multiple of 16): block b of group g (rows 16g..16g+15) is BlockQ4_0x16 (288 bytes) at
+//         byte 288·(g·nb + b): the 16 rows' f16 scales, then four 64-byte registers j whose 4-byte
+//         lane l holds qs[4j..4j+3] of row 16g + l (qs as in kQ4_0: low nibbles elements 4j..4j+3,
+//         high nibbles 16+4j..16+4j+3). A kernel with one row per 32-bit lane reads them as they are
+//         (kernels/cpu/linear_q4x16_avx512vnni.cc); made at load time where the active kernel
+//         table has such a kernel (model/gemma4/weight_quantization.cc).
 //   kF8R  (FP8 E4M3 per output channel, from compressed-tensors FP8 checkpoints): a row of `in`
 //         weights is {float d; uint8 e4m3[in]}, w[i] = d · e4m3[i] (tensor/fp8.h). Its activations
 //         are not int8: they are quantized per token to E4M3 with s = max(max|x| / 448, 1 / (448 ·
@@ -41,5 +48,12 @@ struct BlockQ4_0x2 {
   uint8_t qs[2][16];
 };
 static_assert(sizeof(BlockQ4_0x2) == 36, "BlockQ4_0x2 must hold two Q4_0 blocks exactly");
+
+// Block b of a group of 16 rows of a kQ4_0x16 matrix: qs[j][l] = qs[4j..4j+3] of row l.
+struct BlockQ4_0x16 {
+  uint16_t d[16];
+  uint8_t qs[4][16][4];
+};
+static_assert(sizeof(BlockQ4_0x16) == 288, "BlockQ4_0x16 must hold sixteen Q4_0 blocks exactly");
 
 }  // namespace gemmad::tensor

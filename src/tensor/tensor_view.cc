@@ -15,7 +15,9 @@ std::string Shape::ToString() const {
 
 TensorView TensorView::Row(int64_t r) const {
   GEMMAD_CHECK(shape.rank == 2 && r >= 0 && r < shape[0], "Row({}) of {}", r, shape.ToString());
-  GEMMAD_CHECK(dtype != DType::kQ4_0, "Row({}) of a Q4_0 matrix (rows are stored in pairs)", r);  // ggml types: plain rows
+  // ggml types: plain rows
+  GEMMAD_CHECK(dtype != DType::kQ4_0 && dtype != DType::kQ4_0x16, "Row({}) of a {} matrix (rows in pairs or groups)", r,
+               DTypeName(dtype));
   TensorView v;
   v.dtype = dtype;
   v.device = device;

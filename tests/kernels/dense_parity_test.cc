@@ -77,13 +77,14 @@ TEST(KernelRegistry, EveryTableIsComplete) {
 #endif
     EXPECT_EQ(t->linear_lut4r_int != nullptr, int_lut);
     EXPECT_EQ(t->linear_lut2r_int != nullptr, int_lut);
+    EXPECT_EQ(t->linear_q4_0x16 != nullptr, int_lut);  // the row-per-lane int4 kernel: VNNI as well
     EXPECT_NE(t->quantize_row_q8r, nullptr);
     EXPECT_NE(t->quantize_row_q4_0, nullptr);
     EXPECT_NE(t->gelu_tanh_mul, nullptr);
     EXPECT_NE(t->exp_shifted, nullptr);
     EXPECT_NE(t->gemm_f32, nullptr);
   }
-  static_assert(sizeof(CpuKernelTable) == sizeof(std::string_view) + 24 * sizeof(void*),
+  static_assert(sizeof(CpuKernelTable) == sizeof(std::string_view) + 25 * sizeof(void*),
                 "a new CpuKernelTable entry needs a line above");
 }
 

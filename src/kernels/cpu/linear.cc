@@ -29,6 +29,10 @@ void RunRows(const CpuKernelTable& k, const float* x, const int8_t* q, const flo
     case tensor::DType::kF32: k.linear_f32(x, n, in, w.As<const float>(), b, e, y, out); break;
     case tensor::DType::kQ8R: k.linear_q8r(q, d, n, in, w.As<const uint8_t>(), out, b, e, y, out); break;
     case tensor::DType::kQ4_0: k.linear_q4_0(q, d, n, in, w.As<const uint8_t>(), out, b, e, y, out); break;
+    case tensor::DType::kQ4_0x16:
+      GEMMAD_CHECK(k.linear_q4_0x16 != nullptr, "Linear: the {} kernel table has no Q4_0x16 kernel", k.name);
+      k.linear_q4_0x16(q, d, n, in, w.As<const uint8_t>(), out, b, e, y, out);
+      break;
     case tensor::DType::kGgmlQ8_0: k.linear_ggml_q8_0(q, d, n, in, w.As<const uint8_t>(), out, b, e, y, out); break;
     case tensor::DType::kGgmlQ5_0: k.linear_ggml_q5_0(q, d, n, in, w.As<const uint8_t>(), out, b, e, y, out); break;
     case tensor::DType::kGgmlQ4_K: k.linear_ggml_q4_k(q, d, n, in, w.As<const uint8_t>(), out, b, e, y, out); break;
@@ -90,12 +94,14 @@ void LinearMany(const ExecContext& ctx, const TensorView& x, std::span<const Ten
     xf8 = xq.data();
     sf8 = s.data();
   }
-  // Chunks of at least ~64K multiply-adds so small projections stay on one thread; even row
-  // counts, so a Q4_0 row pair (tensor/quant_blocks.h) is not split between two chunks.
-  const int64_t min_rows = std::max<int64_t>(2, 65536 / std::max<int64_t>(1, in * n) + 1) & ~int64_t{1};
-  const int64_t units = (total + 1) / 2;
-  ParallelFor(ctx, units, min_rows / 2, [&](int64_t ub, int64_t ue) {
-    const int64_t b = 2 * ub, e = std::min(total, 2 * ue);
+  // Chunks of at least ~64K multiply-adds so small projections stay on one thread, in units of
+  // rows that no chunk splits: a Q4_0 row pair, a Q4_0x16 group (tensor/quant_blocks.h).
+  int64_t unit = 2;
+  for (const TensorView& w : ws) unit = w.dtype == tensor::DType::kQ4_0x16 ? 16 : unit;
+  const int64_t min_units = std::max<int64_t>(1, (65536 / std::max<int64_t>(1, in * n) + 1) / unit);
+  const int64_t units = (total + unit - 1) / unit;
+  ParallelFor(ctx, units, min_units, [&](int64_t ub, int64_t ue) {
+    const int64_t b = unit * ub, e = std::min(total, unit * ue);
     for (size_t m = 0; m < ws.size(); ++m) {
       const int64_t lo = std::max(b, first_row[m]), hi = std::min(e, first_row[m + 1]);
       if (lo >= hi) continue;

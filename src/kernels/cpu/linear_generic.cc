@@ -95,6 +95,7 @@ const CpuKernelTable& GenericCpuKernels() {
                                      .quantize_acts = &QuantizeActsGeneric,
                                      .linear_q8r = &LinearQ8RGeneric,
                                      .linear_q4_0 = &LinearQ4_0Generic,
+                                     .linear_q4_0x16 = nullptr,
                                      .linear_ggml_q8_0 = &LinearGgmlQ8_0Generic,
                                      .linear_ggml_q5_0 = &LinearGgmlQ5_0Generic,
                                      .linear_ggml_q4_k = &LinearGgmlQ4_KGeneric,

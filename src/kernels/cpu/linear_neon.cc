@@ -156,6 +156,7 @@ const CpuKernelTable* NeonCpuKernels() {
                                      .quantize_acts = &QuantizeActsGeneric,
                                      .linear_q8r = &LinearQ8RGeneric,
                                      .linear_q4_0 = &LinearQ4_0Neon,
+                                     .linear_q4_0x16 = nullptr,
                                      .linear_ggml_q8_0 = &LinearGgmlQ8_0Neon,
                                      .linear_ggml_q5_0 = &LinearGgmlQ5_0Neon,
                                      .linear_ggml_q4_k = &LinearGgmlQ4_KNeon,

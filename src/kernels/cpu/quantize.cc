@@ -14,6 +14,7 @@
 #include "tensor/fp8.h"
 #include "tensor/i8b_rows.h"
 #include "tensor/lut_rows.h"
+#include "tensor/q4_groups.h"
 #include "tensor/quant_blocks.h"
 
 namespace gemmad::kernels::cpu {
@@ -36,6 +37,25 @@ void LoadRow(const TensorView& src, int64_t r, int64_t in, float* out) {
 void QuantizeWeights(const ExecContext& ctx, const TensorView& src, const TensorView& dst) {
   const internal::QuantizeShape shape = internal::CheckQuantizeWeights(src, dst);
   const int64_t rows = shape.rows, in = shape.in;
+  if (dst.dtype == tensor::DType::kQ4_0x16) {
+    // Each group of 16 rows quantized as a kQ4_0 matrix of its own, then regrouped.
+    const size_t group_bytes = 16 * tensor::RowBytes(tensor::DType::kQ4_0, in);
+    const int64_t row_bytes = in * static_cast<int64_t>(tensor::DTypeSize(src.dtype));
+    ParallelFor(ctx, rows / 16, std::max<int64_t>(1, 16384 / in), [&](int64_t b, int64_t e) {
+      std::vector<uint8_t> pairs(group_bytes);
+      for (int64_t g = b; g < e; ++g) {
+        TensorView s = src, p = dst;
+        s.data = src.As<uint8_t>() + g * 16 * row_bytes;
+        s.shape = tensor::Shape{16, in};
+        p.dtype = tensor::DType::kQ4_0;
+        p.data = pairs.data();
+        p.shape = s.shape;
+        cpu::QuantizeWeights(ExecContext{}, s, p);
+        tensor::GroupQ4_0Rows(pairs.data(), 16, in, dst.As<uint8_t>() + static_cast<size_t>(g) * group_bytes);
+      }
+    });
+    return;
+  }
   const size_t stride = tensor::RowBytes(dst.dtype, in);
   auto* out = dst.As<uint8_t>();
   const bool q8 = dst.dtype == tensor::DType::kQ8R;
@@ -53,6 +73,11 @@ void QuantizeWeights(const ExecContext& ctx, const TensorView& src, const Tensor
       k.quantize_row_q4_0(row.data(), in, out + at0.scale, out + at0.qs, block_stride);
     }
   });
+}
+
+tensor::DType Int4WeightDType(const ExecContext&, const tensor::Shape& shape) {
+  const bool grouped = CpuKernels().linear_q4_0x16 != nullptr && shape.rank == 2 && shape[0] % 16 == 0;
+  return grouped ? tensor::DType::kQ4_0x16 : tensor::DType::kQ4_0;
 }
 
 void DequantizeRow(const TensorView& matrix, int64_t r, float* out) {
@@ -90,6 +115,20 @@ void DequantizeRow(const TensorView& matrix, int64_t r, float* out) {
     std::memcpy(&d, row, sizeof(float));
     const auto* q = reinterpret_cast<const int8_t*>(row + sizeof(float));
     for (int64_t i = 0; i < m; ++i) out[i] = d * static_cast<float>(q[i]);
+    return;
+  }
+  if (matrix.dtype == tensor::DType::kQ4_0x16) {  // rows in groups of 16: the group's row r % 16
+    const int64_t nb = m / kQuantBlock, l = r % 16;
+    for (int64_t b = 0; b < nb; ++b) {
+      tensor::BlockQ4_0x16 blk;
+      std::memcpy(&blk, p + static_cast<size_t>((r / 16) * nb + b) * sizeof blk, sizeof blk);
+      const float d = tensor::F16ToFloat(blk.d[l]);
+      for (int64_t j = 0; j < kQuantBlock / 2; ++j) {
+        const uint8_t v = blk.qs[j / 4][l][j % 4];
+        out[b * kQuantBlock + j] = d * static_cast<float>((v & 15) - 8);
+        out[b * kQuantBlock + j + kQuantBlock / 2] = d * static_cast<float>((v >> 4) - 8);
+      }
+    }
     return;
   }
   for (int64_t b = 0; b < m / kQuantBlock; ++b) {

@@ -124,6 +124,8 @@ void LinearStaticInt8Many(const ExecContext& ctx, const TensorView& x, std::span
   for (size_t m = 0; m < ws.size(); ++m) op::LinearStaticInt8(ctx, x, s[m], ws[m], ys[m]);
 }
 
+tensor::DType Int4WeightDType(const ExecContext&, const tensor::Shape&) { return tensor::DType::kQ4_0; }
+
 void QuantizeWeights(const ExecContext&, const TensorView& src, const TensorView& dst) {
   const internal::QuantizeShape shape = internal::CheckQuantizeWeights(src, dst);
   const int64_t rows = shape.rows, in = shape.in;

@@ -11,6 +11,7 @@
 #include "tensor/half.h"
 #include "tensor/i8b_rows.h"
 #include "tensor/lut_rows.h"
+#include "tensor/q4_groups.h"
 
 namespace gemmad::kernels::reference {
 namespace {
@@ -56,6 +57,12 @@ void QuantizeActs(const float* x, int64_t n, int64_t in, int8_t* q, float* d) {
 }
 
 std::vector<uint8_t> QuantizeRows(const float* w, int64_t rows, int64_t in, tensor::DType dtype) {
+  if (dtype == tensor::DType::kQ4_0x16) {  // kQ4_0's blocks, regrouped
+    const std::vector<uint8_t> pairs = QuantizeRows(w, rows, in, tensor::DType::kQ4_0);
+    std::vector<uint8_t> out(pairs.size());
+    tensor::GroupQ4_0Rows(pairs.data(), rows, in, out.data());
+    return out;
+  }
   const size_t stride = tensor::RowBytes(dtype, in);
   std::vector<uint8_t> out(stride * static_cast<size_t>(rows));
   for (int64_t r = 0; r < rows; ++r) {
@@ -129,11 +136,19 @@ double Dequantized(const uint8_t* w, tensor::DType dtype, int64_t rows, int64_t 
     const uint8_t* row = w + static_cast<size_t>(o) * tensor::RowBytes(dtype, in);
     return static_cast<double>(ReadF32(row)) * static_cast<int8_t>(row[4 + i]);
   }
+  const int64_t j = i % kB;
+  if (dtype == tensor::DType::kQ4_0x16) {  // tensor/quant_blocks.h BlockQ4_0x16
+    const size_t at = static_cast<size_t>(((o / 16) * (in / kB) + i / kB) * 288);
+    const int64_t l = o % 16, byte = j % 16;
+    uint16_t h;
+    std::memcpy(&h, w + at + 2 * static_cast<size_t>(l), 2);
+    const uint8_t v = w[at + 32 + static_cast<size_t>(64 * (byte / 4) + 4 * l + byte % 4)];
+    return static_cast<double>(tensor::F16ToFloat(h)) * ((j < 16 ? (v & 15) : (v >> 4)) - 8);
+  }
   size_t qs = 0;
   const size_t at = Q4Offset(rows, in, o, i / kB, &qs);
   uint16_t h;
   std::memcpy(&h, w + at, 2);
-  const int64_t j = i % kB;
   const int nib = j < 16 ? (w[qs + j] & 15) : (w[qs + j - 16] >> 4);
   return static_cast<double>(tensor::F16ToFloat(h)) * (nib - 8);
 }

@@ -29,7 +29,7 @@ class Quantizer {
       return;
     }
     tensor::TensorView q = *v;
-    q.dtype = dtype_;
+    q.dtype = DTypeFor(*v);
     planned_.push_back({v, arena_bytes_});
     // Each matrix starts on a 4 KiB page, so no two share a page and all kernel loads stay aligned.
     arena_bytes_ += (static_cast<size_t>(q.SizeBytes()) + kMatrixAlign - 1) / kMatrixAlign * kMatrixAlign;
@@ -43,12 +43,13 @@ class Quantizer {
     io::ProgressBar progress(label, total, /*enabled=*/true, /*bytes=*/true);
     for (const auto& [v, offset] : planned_) {
       tensor::TensorView q = *v;
-      q.dtype = dtype_;
+      q.dtype = DTypeFor(*v);
       q.data = arena.data() + offset;
       kernels::QuantizeWeights(exec_, *v, q);
       report_.bytes_before += v->SizeBytes();
       report_.bytes_after += q.SizeBytes();
       ++report_.num_quantized;
+      if (q.dtype == tensor::DType::kQ4_0x16) ++report_.num_grouped;
       progress.Advance(static_cast<uint64_t>(v->SizeBytes()));
       *v = q;
     }
@@ -60,6 +61,13 @@ class Quantizer {
   QuantizationReport& report() { return report_; }
 
  private:
+  // int4 matrices take the layout the backend reads fastest (the same blocks either way);
+  // expert stacks (rank 3) keep row pairs, which MoeExperts slices per expert.
+  tensor::DType DTypeFor(const tensor::TensorView& v) const {
+    if (dtype_ != tensor::DType::kQ4_0 || v.shape.rank != 2) return dtype_;
+    return kernels::Int4WeightDType(exec_, v.shape);
+  }
+
   static constexpr size_t kMatrixAlign = 4096;
   struct Planned {
     tensor::TensorView* view;
@@ -95,10 +103,10 @@ std::string_view WeightQuantizationName(WeightQuantization q) {
 }
 
 std::string QuantizationReport::ToString() const {
-  return fmt::format("{} matrices quantized ({:.1f} MiB -> {:.1f} MiB, {:.1f} MiB of it on huge pages) in {:.2f} s, "
-                     "{} kept as stored", num_quantized, static_cast<double>(bytes_before) / (1 << 20),
-                     static_cast<double>(bytes_after) / (1 << 20), static_cast<double>(huge_page_bytes) / (1 << 20),
-                     seconds, num_kept);
+  return fmt::format("{} matrices quantized ({:.1f} MiB -> {:.1f} MiB, {:.1f} MiB of it on huge pages; {} of them in "
+                     "rows of 16) in {:.2f} s, {} kept as stored", num_quantized,
+                     static_cast<double>(bytes_before) / (1 << 20), static_cast<double>(bytes_after) / (1 << 20),
+                     static_cast<double>(huge_page_bytes) / (1 << 20), num_grouped, seconds, num_kept);
 }
 
 Result<QuantizationReport> QuantizeModelWeights(WeightQuantization q, const kernels::ExecContext& exec,

@@ -24,6 +24,7 @@ std::string_view WeightQuantizationName(WeightQuantization q);
 
 struct QuantizationReport {
   int64_t num_quantized = 0, num_kept = 0;      // matrices converted / left as stored
+  int64_t num_grouped = 0;                      // of the converted, int4 ones in rows of 16 (Q4_0x16)
   uint64_t bytes_before = 0, bytes_after = 0;   // of the converted matrices
   uint64_t huge_page_bytes = 0;                 // of their arena, backed by 2 MiB pages
   double seconds = 0.0;

@@ -1,0 +1,161 @@
+// AVX-512 VNNI kQ4_0x16 Linear (compiled with -mavx512f -mavx512bw -mavx512vl -mavx512dq
+// -mavx512vnni -mfma -mf16c). Rows are stored in groups of 16 (tensor/quant_blocks.h
+// BlockQ4_0x16): block b of a group is 16 f16 scales and four 64-byte registers whose lane l
+// holds four bytes of row l. So a register's nibbles, split, are eight VPDPBUSD operands whose
+// lane l multiplies row l by four activations every lane shares: each int32 lane ends a block
+// holding the exact Σ (q4 - 8)·x of its row's block (the -8·Σx start broadcast from the token
+// side), with no lane reduction. One convert, one product d_w·d_x (the token's scale broadcast)
+// and one FMA per 16 rows and block; each token pays 8 VPDPBUSD + 3 per 512 weights, against
+// the row-pair layout's 8 + 9 lane-reduction steps + 3. Every (token, row) output is one chain of
+// FMAs over the blocks in order, the same in every tile and range: results are batch- and
+// range-invariant. Tiles: N = 1..8 tokens × one group (the group's split nibbles shared by its
+// tokens). Include no header with inline code here beyond intrinsics and the registry's
+// declarations. GCC 12 reports the AVX-512 intrinsics' undefined pass-through operands as
+// uninitialised (GCC bug 105593).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+#pragma GCC diagnostic pop
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "kernels/registry.h"
+#include "kernels/cpu/stream_prefetch.h"
+#include "kernels/stream_params.h"
+
+namespace gemmad::kernels {
+namespace {
+
+constexpr int64_t kBlock = 32;
+constexpr int64_t kGroupRows = 16;
+constexpr int64_t kGroupBlockBytes = 288;  // sizeof(tensor::BlockQ4_0x16)
+constexpr int kMaxTileTokens = 8;
+
+// acc + w · (the four int8 activations at x, broadcast to every lane): VPDPBUSD with the
+// activations as its embedded-broadcast memory operand (GCC does not fold a broadcast there).
+inline __m512i DotBroadcast(__m512i acc, __m512i w, const int8_t* x) {
+  asm("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(acc) : "v"(w), "m"(*reinterpret_cast<const int32_t*>(x)));
+  return acc;
+}
+
+// The token side: -8·Σx per token and block (the nibbles' over-count), out[t * nb + b].
+void PrepareBias(const int8_t* q, int64_t n, int64_t in, int32_t* out) {
+  const int64_t nb = in / kBlock;
+  const __m256i eight = _mm256_set1_epi8(8);
+  for (int64_t t = 0; t < n; ++t) {
+    for (int64_t b = 0; b < nb; ++b) {
+      const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + t * in + b * kBlock));
+      const __m256i s = _mm256_dpbusd_epi32(_mm256_setzero_si256(), eight, x);
+      const __m128i h = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+      const __m128i h2 = _mm_add_epi32(h, _mm_unpackhi_epi64(h, h));
+      out[t * nb + b] = -(_mm_cvtsi128_si32(h2) + _mm_extract_epi32(h2, 1));
+    }
+  }
+}
+
+// N tokens × the 16 rows of one group (`g`: its first block); out[t * 16 + l] = token t · row l.
+template <int N>
+void Tile(int64_t nb, const int8_t* q, int64_t in, const float* d, const int32_t* bias, const uint8_t* g,
+          int64_t ahead, PrefetchLevel level, float* out) {
+  __m512 acc[N];
+  for (int t = 0; t < N; ++t) acc[t] = _mm512_setzero_ps();
+  const __m512i m = _mm512_set1_epi8(15);
+  for (int64_t b = 0; b < nb; ++b) {
+    const uint8_t* blk = g + b * kGroupBlockBytes;
+    const char* at = reinterpret_cast<const char*>(blk) + ahead;
+    for (int l = 0; l < 5; ++l) PrefetchAt(at + 64 * l, level);
+    const __m512 ws = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk)));
+    __m512i w[8];
+    for (int j = 0; j < 4; ++j) {
+      const __m512i v = _mm512_loadu_si512(blk + 32 + 64 * j);
+      w[j] = _mm512_and_si512(v, m);                          // elements 4j..4j+3
+      w[j + 4] = _mm512_and_si512(_mm512_srli_epi16(v, 4), m);  // elements 16+4j..16+4j+3
+    }
+#pragma GCC unroll 8
+    for (int t = 0; t < N; ++t) {
+      const int8_t* x = q + t * in + b * kBlock;
+      // Two chains of four (four of two for a few tokens, whose chains are all there is to overlap).
+      __m512i a0 = _mm512_set1_epi32(bias[t * nb + b]), a1 = _mm512_setzero_si512();
+      if constexpr (N <= 3) {
+        __m512i a2 = _mm512_setzero_si512(), a3 = _mm512_setzero_si512();
+        a0 = DotBroadcast(a0, w[0], x);
+        a1 = DotBroadcast(a1, w[1], x + 4);
+        a2 = DotBroadcast(a2, w[2], x + 8);
+        a3 = DotBroadcast(a3, w[3], x + 12);
+        a0 = DotBroadcast(a0, w[4], x + 16);
+        a1 = DotBroadcast(a1, w[5], x + 20);
+        a2 = DotBroadcast(a2, w[6], x + 24);
+        a3 = DotBroadcast(a3, w[7], x + 28);
+        a0 = _mm512_add_epi32(a0, a2);
+        a1 = _mm512_add_epi32(a1, a3);
+      } else {
+        a0 = DotBroadcast(a0, w[0], x);
+        a1 = DotBroadcast(a1, w[1], x + 4);
+        a0 = DotBroadcast(a0, w[2], x + 8);
+        a1 = DotBroadcast(a1, w[3], x + 12);
+        a0 = DotBroadcast(a0, w[4], x + 16);
+        a1 = DotBroadcast(a1, w[5], x + 20);
+        a0 = DotBroadcast(a0, w[6], x + 24);
+        a1 = DotBroadcast(a1, w[7], x + 28);
+      }
+      acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(a0, a1)),
+                               _mm512_mul_ps(ws, _mm512_set1_ps(d[t * nb + b])), acc[t]);
+    }
+  }
+  for (int t = 0; t < N; ++t) _mm512_storeu_ps(out + t * kGroupRows, acc[t]);
+}
+
+using TileFn = void (*)(int64_t, const int8_t*, int64_t, const float*, const int32_t*, const uint8_t*, int64_t,
+                        PrefetchLevel, float*);
+template <size_t... I>
+constexpr std::array<TileFn, sizeof...(I)> MakeTiles(std::index_sequence<I...>) {
+  return {&Tile<static_cast<int>(I) + 1>...};
+}
+constexpr auto kTiles = MakeTiles(std::make_index_sequence<kMaxTileTokens>());  // kTiles[g - 1]: g tokens
+
+}  // namespace
+
+void LinearQ4_0x16Avx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                             int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
+  (void)out;  // whole groups only (out % 16 == 0, the layout's rule)
+  const int64_t nb = in / kBlock, group_bytes = nb * kGroupBlockBytes;
+  thread_local std::vector<int32_t> bias_buf;
+  if (bias_buf.size() < static_cast<size_t>(n * nb)) bias_buf.resize(static_cast<size_t>(n * nb));
+  PrepareBias(q, n, in, bias_buf.data());
+  // A lone token's group streams are long and sequential (level_q4x16: none on AMD Zen, where the
+  // hardware prefetchers alone read faster); a few tokens take longer over each block, and the
+  // software prefetch of the other multi-token tiles (`level`) keeps their stream ahead.
+  const StreamParams& sp = ActiveStreamParams();
+  const int64_t ahead = AheadBytes(sp, group_bytes);
+  const PrefetchLevel level = n == 1 ? sp.level_q4x16 : sp.level;
+  // Groups touching [o_begin, o_end); rows outside the range are computed but not written.
+  const int64_t g_begin = o_begin / kGroupRows, g_end = (o_end + kGroupRows - 1) / kGroupRows;
+  // Blocks of groups whose weights (up to 128 KiB) stay in L2 while several token tiles read them;
+  // a single token reads every group once.
+  const int64_t by_l2 = (int64_t{128} << 10) / group_bytes;
+  const int64_t group_block = n <= kMaxTileTokens ? g_end - g_begin : (by_l2 < 1 ? 1 : by_l2);
+  float r[kMaxTileTokens * kGroupRows];
+  for (int64_t gb = g_begin; gb < g_end; gb += group_block) {
+    const int64_t ge = gb + group_block < g_end ? gb + group_block : g_end;
+    for (int64_t t = 0, k = 0; t < n; t += k) {
+      k = n - t < kMaxTileTokens ? n - t : kMaxTileTokens;
+      const TileFn tile = kTiles[static_cast<size_t>(k - 1)];
+      for (int64_t g = gb; g < ge; ++g) {
+        tile(nb, q + t * in, in, d + t * nb, bias_buf.data() + t * nb, w + g * group_bytes, ahead, level, r);
+        const int64_t lo = g * kGroupRows < o_begin ? o_begin : g * kGroupRows;
+        const int64_t hi = (g + 1) * kGroupRows > o_end ? o_end : (g + 1) * kGroupRows;
+        for (int64_t i = 0; i < k; ++i) {
+          std::memcpy(y + (t + i) * ldy + lo, r + i * kGroupRows + (lo - g * kGroupRows),
+                      static_cast<size_t>(hi - lo) * sizeof(float));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace gemmad::kernels

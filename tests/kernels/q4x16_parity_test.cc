@@ -1,0 +1,189 @@
+// kQ4_0x16 (tensor/quant_blocks.h: kQ4_0's blocks with rows in groups of 16): the regrouping and
+// load-time quantization give kQ4_0's values byte for byte; the tables' x16 Linear against the
+// double-precision reference over odd shapes, misaligned buffers, every tile size and ranges that
+// start and end inside a group; batch and range invariance; the public Linear op with a pool.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "kernels/cpu/cpu_ops.h"
+#include "kernels/ops.h"
+#include "kernels/reference/quant.h"
+#include "kernels/thread_pool.h"
+#include "parity_util.h"
+#include "tensor/q4_groups.h"
+
+namespace gemmad::kernels {
+namespace {
+
+using tensor::DType;
+using testing::View;
+
+testing::Misaligned<uint8_t> OddBytes(const std::vector<uint8_t>& src) {
+  testing::Misaligned<uint8_t> m(static_cast<int64_t>(src.size()));
+  std::memcpy(m.data(), src.data(), src.size());
+  return m;
+}
+
+// Tables with an x16 kernel (AVX-512 VNNI); the test passes vacuously elsewhere but for the
+// regrouping checks, which need no kernel.
+template <class F>
+void ForEachX16Table(F body) {
+  testing::ForEachKernelTable([&](const CpuKernelTable& t) {
+    if (t.linear_q4_0x16 != nullptr) body(t);
+  });
+}
+
+TEST(Q4x16Parity, RegroupingAndQuantizationKeepEveryValue) {
+  Rng rng(21);
+  ThreadPool pool(2);
+  for (int64_t in : {32, 96, 1536}) {
+    for (int64_t rows : {16, 48}) {
+      std::vector<float> wf;
+      auto wb = testing::RandomBf16(rng, rows * in, &wf, 0.05);
+      const int64_t zero_row = 17 % rows;  // a zero row (scale 0), in both sources
+      for (int64_t i = 0; i < in; ++i) wf[zero_row * in + i] = 0.0f, wb[zero_row * in + i] = 0;
+      const std::vector<uint8_t> pairs = reference::QuantizeRows(wf.data(), rows, in, DType::kQ4_0);
+      std::vector<uint8_t> grouped(pairs.size());
+      tensor::GroupQ4_0Rows(pairs.data(), rows, in, grouped.data());
+      ASSERT_EQ(reference::QuantizeRows(wf.data(), rows, in, DType::kQ4_0x16), grouped);
+      // The CPU tables' own kQ4_0 bytes, regrouped (their quantizer may differ from the reference's
+      // in a rare last-bit case: its multiply-add is fused where the ISA has FMA).
+      std::vector<uint8_t> cpu_pairs(pairs.size()), cpu_grouped(pairs.size());
+      const TensorView f32 = View(wf.data(), DType::kF32, {rows, in}), bf16 = View(wb.data(), DType::kBF16, {rows, in});
+      QuantizeWeights(ExecContext{}, f32, View(cpu_pairs.data(), DType::kQ4_0, {rows, in}));
+      tensor::GroupQ4_0Rows(cpu_pairs.data(), rows, in, cpu_grouped.data());
+      for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
+        std::vector<uint8_t> got(pairs.size());
+        QuantizeWeights(ExecContext{p}, f32, View(got.data(), DType::kQ4_0x16, {rows, in}));
+        ASSERT_EQ(got, cpu_grouped) << "f32 in=" << in << " rows=" << rows;
+        std::fill(got.begin(), got.end(), 0);
+        QuantizeWeights(ExecContext{p}, bf16, View(got.data(), DType::kQ4_0x16, {rows, in}));
+        ASSERT_EQ(got, cpu_grouped) << "bf16 in=" << in << " rows=" << rows;
+      }
+      std::vector<float> a(static_cast<size_t>(in)), b(a.size());
+      for (int64_t r = 0; r < rows; ++r) {
+        cpu::DequantizeRow(View(pairs.data(), DType::kQ4_0, {rows, in}), r, a.data());
+        cpu::DequantizeRow(View(grouped.data(), DType::kQ4_0x16, {rows, in}), r, b.data());
+        ASSERT_EQ(a, b) << "row " << r;
+        for (int64_t i = 0; i < in; ++i) {
+          ASSERT_EQ(reference::Dequantized(grouped.data(), DType::kQ4_0x16, rows, in, r, i),
+                    reference::Dequantized(pairs.data(), DType::kQ4_0, rows, in, r, i)) << r << " " << i;
+        }
+      }
+    }
+  }
+}
+
+TEST(Q4x16Parity, LinearMatchesTheReference) {
+  Rng rng(22);
+  for (int64_t in : {32, 96, 224}) {
+    for (int64_t out : {16, 32, 48, 272}) {
+      auto wf = testing::RandomFloats(rng, out * in, 0.05);
+      const auto w = OddBytes(reference::QuantizeRows(wf.data(), out, in, DType::kQ4_0x16));
+      for (int64_t n : {1, 2, 3, 4, 5, 7, 8, 9, 16, 17}) {
+        auto x = testing::RandomFloats(rng, n * in, 3.0);
+        for (int64_t j = 0; j < 32; ++j) x[j] = 0.0f;  // a zero block (d = 0)
+        x[std::min<int64_t>(40, n * in - 1)] = 1e4f;  // an outlier
+        testing::Misaligned<int8_t> q(n * in);
+        testing::Misaligned<float> d(n * in / 32);
+        reference::QuantizeActs(x.data(), n, in, q.data(), d.data());
+        std::vector<float> want(static_cast<size_t>(n * out)), got(want.size());
+        reference::LinearQuant(q.data(), d.data(), n, in, w.data(), DType::kQ4_0x16, out, want.data());
+        std::vector<double> mag(want.size());
+        for (int64_t t = 0; t < n; ++t) {
+          for (int64_t o = 0; o < out; ++o) {
+            for (int64_t i = 0; i < in; ++i) {
+              mag[t * out + o] += std::fabs(d[t * (in / 32) + i / 32] * q[t * in + i] *
+                                            reference::Dequantized(w.data(), DType::kQ4_0x16, out, in, o, i));
+            }
+          }
+        }
+        ForEachX16Table([&](const CpuKernelTable& t) {
+          t.linear_q4_0x16(q.data(), d.data(), n, in, w.data(), out, 0, out, got.data(), out);
+          for (int64_t i = 0; i < n * out; ++i) {
+            ASSERT_NEAR(got[i], want[i], 1e-5 * mag[i] + 1e-30)
+                << "in=" << in << " out=" << out << " n=" << n << " i=" << i;
+          }
+        });
+      }
+    }
+  }
+}
+
+// Every (token, row) output is the same bits whatever the batch, the tile it lands in, the L2
+// blocking of long batches and the range (ranges that start and end inside a group write only
+// their rows).
+TEST(Q4x16Parity, BatchAndRangeInvariant) {
+  Rng rng(23);
+  const int64_t in = 1536, out = 16 * 21;  // 21 groups of 13.5 KiB: long batches block them for L2
+  auto wf = testing::RandomFloats(rng, out * in, 0.05);
+  const auto w = OddBytes(reference::QuantizeRows(wf.data(), out, in, DType::kQ4_0x16));
+  ForEachX16Table([&](const CpuKernelTable& t) {
+    for (int64_t n : {2, 3, 5, 8, 9, 17, 33}) {
+      auto x = testing::RandomFloats(rng, n * in, 3.0);
+      std::vector<int8_t> q(static_cast<size_t>(n * in));
+      std::vector<float> d(static_cast<size_t>(n * in / 32));
+      t.quantize_acts(x.data(), n, in, q.data(), d.data());
+      std::vector<float> batched(static_cast<size_t>(n * out)), alone(static_cast<size_t>(out));
+      t.linear_q4_0x16(q.data(), d.data(), n, in, w.data(), out, 0, out, batched.data(), out);
+      for (int64_t k = 0; k < n; ++k) {
+        t.linear_q4_0x16(q.data() + k * in, d.data() + k * in / 32, 1, in, w.data(), out, 0, out, alone.data(), out);
+        for (int64_t o = 0; o < out; ++o) ASSERT_EQ(batched[k * out + o], alone[o]) << "n=" << n << " token " << k;
+      }
+      std::vector<float> part(static_cast<size_t>(n * out), -1.0f);
+      t.linear_q4_0x16(q.data(), d.data(), n, in, w.data(), out, 5, 203, part.data(), out);
+      for (int64_t k = 0; k < n; ++k) {
+        for (int64_t o = 0; o < out; ++o) {
+          ASSERT_EQ(part[k * out + o], (o >= 5 && o < 203) ? batched[k * out + o] : -1.0f) << "n=" << n << " o=" << o;
+        }
+      }
+    }
+  });
+}
+
+// The public op, alone and beside a Q4_0 and a bf16 matrix in one LinearMany, with and without
+// a pool: the same bits as the kernel called directly.
+TEST(Q4x16Parity, LinearOpsWithAPool) {
+  Rng rng(24);
+  ThreadPool pool(2);
+  const int64_t in = 96, n = 5;
+  const int64_t rows[] = {48, 272, 34};
+  const DType fmts[] = {DType::kQ4_0x16, DType::kQ4_0x16, DType::kQ4_0};
+  std::vector<std::vector<uint8_t>> ws;
+  for (int m = 0; m < 3; ++m) {
+    auto wf = testing::RandomFloats(rng, rows[m] * in, 0.05);
+    ws.push_back(reference::QuantizeRows(wf.data(), rows[m], in, fmts[m]));
+  }
+  auto x = testing::RandomFloats(rng, n * in, 3.0);
+  ForEachX16Table([&](const CpuKernelTable& t) {
+    std::vector<int8_t> q(static_cast<size_t>(n * in));
+    std::vector<float> d(static_cast<size_t>(n * in / 32));
+    t.quantize_acts(x.data(), n, in, q.data(), d.data());
+    std::vector<std::vector<float>> want(3);
+    for (int m = 0; m < 3; ++m) {
+      want[m].resize(static_cast<size_t>(n * rows[m]));
+      const LinearQuantFn fn = m < 2 ? t.linear_q4_0x16 : t.linear_q4_0;
+      fn(q.data(), d.data(), n, in, ws[m].data(), rows[m], 0, rows[m], want[m].data(), rows[m]);
+    }
+    for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
+      std::vector<std::vector<float>> got(3);
+      std::vector<TensorView> wv, yv;
+      for (int m = 0; m < 3; ++m) {
+        got[m].assign(static_cast<size_t>(n * rows[m]), 0.0f);
+        wv.push_back(View(ws[m].data(), fmts[m], {rows[m], in}));
+        yv.push_back(View(got[m].data(), DType::kF32, {n, rows[m]}));
+      }
+      LinearMany(ExecContext{p}, View(x.data(), DType::kF32, {n, in}), wv, yv);
+      for (int m = 0; m < 3; ++m) ASSERT_EQ(got[m], want[m]) << "matrix " << m;
+      std::vector<float> one(static_cast<size_t>(n * rows[1]));
+      Linear(ExecContext{p}, View(x.data(), DType::kF32, {n, in}), wv[1], View(one.data(), DType::kF32, {n, rows[1]}));
+      ASSERT_EQ(one, want[1]);
+    }
+  });
+}
+
+}  // namespace
+}  // namespace gemmad::kernels
