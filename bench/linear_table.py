@@ -2,7 +2,7 @@
 """Markdown table of bench_linear results as a fraction of bench_roofline's ceilings.
 
 Usage: bench/linear_table.py LINEAR_JSON ROOFLINE_JSON [--stat best|median]
-                             [--format bf16|int8|int4|gguf] [--batch N ...]
+                             [--format bf16|int8|int4|int4x16|gguf] [--batch N ...]
 
 Both files come from `--benchmark_out=FILE --benchmark_out_format=json` (any number of
 --benchmark_repetitions; `best` takes the highest rate per case, `median` the median).
@@ -10,7 +10,8 @@ Ceilings: read_GB/s of BM_ReadBandwidth at 4096 MiB (1 and 2 threads) for the ba
 The batched columns (n = --batch, default 16) are the kernel's GFLOP/s (2·out·in·n per call)
 against the compute peak of the instruction its inner loop is built on, same thread count:
 bf16 (the `Linear` cases) against BM_FmaPeakAvx512 (BM_FmaPeakAvx2 where there is no AVX-512),
-int8 (`LinearQ8_R`), int4 (`LinearQ4_0`) and GGUF (`LinearGguf`) against BM_VnniPeakAvx512 (one
+int8 (`LinearQ8_R`), int4 (`LinearQ4_0`; `LinearQ4_0x16`, rows in groups of 16, where the table reads
+them) and GGUF (`LinearGguf`) against BM_VnniPeakAvx512 (one
 u8·s8 product and its add = 2 ops). The BF16-dot peak is printed as the headroom of a bf16 kernel
 that rounds its activations to bf16.
 """
@@ -19,7 +20,7 @@ import collections
 import json
 import statistics
 
-PREFIX = {"bf16": "Linear", "int8": "LinearQ8_R", "int4": "LinearQ4_0", "gguf": "LinearGguf"}
+PREFIX = {"bf16": "Linear", "int8": "LinearQ8_R", "int4": "LinearQ4_0", "int4x16": "LinearQ4_0x16", "gguf": "LinearGguf"}
 
 
 def load(path):

@@ -4,12 +4,14 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "io/progress_bar.h"
 #include "kernels/ops.h"
+#include "tensor/q4_groups.h"
 
 namespace gemmad::model::gemma4 {
 namespace {
@@ -119,6 +121,44 @@ Result<QuantizationReport> QuantizeModelWeights(WeightQuantization q, const kern
   GEMMAD_RETURN_IF_ERROR(z.Run(fmt::format("Quantizing weights (--quantization {})", WeightQuantizationName(q))));
   z.report().seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return z.report();
+}
+
+int64_t GroupInt4Matrices(const kernels::ExecContext& exec, Weights* w) {
+  struct Range {
+    const uint8_t* begin;
+    const uint8_t* end;
+  };
+  const auto range = [](const tensor::TensorView& v) {
+    const auto* p = static_cast<const uint8_t*>(v.data);
+    return Range{p, p + (p == nullptr ? 0 : v.SizeBytes())};
+  };
+  const auto overlap = [](const Range& a, const Range& b) { return a.begin < b.end && b.begin < a.end; };
+  std::vector<tensor::TensorView*> candidates;
+  std::vector<Range> others = {range(w->embed), range(w->ple_table)};  // bytes that must stay in pairs
+  for (tensor::TensorView* v : StreamedMatrices(w)) {
+    const bool fits = v->dtype == tensor::DType::kQ4_0 && v->shape.rank == 2 &&
+                      kernels::Int4WeightDType(exec, v->shape) == tensor::DType::kQ4_0x16;
+    if (fits) {
+      candidates.push_back(v);
+    } else {
+      others.push_back(range(*v));
+    }
+  }
+  int64_t grouped = 0;
+  std::vector<uint8_t> pairs;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    tensor::TensorView* v = candidates[i];
+    const Range r = range(*v);
+    bool shared = false;
+    for (const Range& o : others) shared = shared || overlap(r, o);
+    for (size_t j = 0; j < candidates.size(); ++j) shared = shared || (j != i && overlap(r, range(*candidates[j])));
+    if (shared) continue;
+    pairs.assign(r.begin, r.end);
+    tensor::GroupQ4_0Rows(pairs.data(), v->shape[0], v->shape[1], static_cast<uint8_t*>(v->data));
+    v->dtype = tensor::DType::kQ4_0x16;
+    ++grouped;
+  }
+  return grouped;
 }
 
 }  // namespace gemmad::model::gemma4
