@@ -5,11 +5,7 @@
 // a 32-column B panel (kKc × 32 floats) stays in L1 while the row tiles pass; C is accumulated
 // across blocks. Column tails are masked loads/stores (no element outside [0, n) is touched).
 // Include no header with inline code here beyond intrinsics and the registry's declarations.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
+#include "kernels/cpu/avx512_intrinsics.h"
 
 #include <cstdint>
 

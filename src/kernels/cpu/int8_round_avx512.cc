@@ -3,11 +3,7 @@
 // -mavx512vl -mavx512dq). The scalar formula's steps in the same order: IEEE division, clamp to
 // [-128, 127] with the operands ordered so that a NaN passes through (VMAXPS/VMINPS return their
 // second operand when one is NaN), then + and - 1.5 · 2^23 (round to nearest, ties to even).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
+#include "kernels/cpu/avx512_intrinsics.h"
 
 #include <cstdint>
 

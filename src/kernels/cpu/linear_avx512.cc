@@ -7,11 +7,7 @@
 // Include no header with inline code here beyond intrinsics and the registry's declarations.
 // GCC 12 reports the AVX-512 intrinsics' deliberately undefined pass-through operands
 // (_mm256_undefined_*) as uninitialised when they are inlined here (GCC bug 105593).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
+#include "kernels/cpu/avx512_intrinsics.h"
 
 #include <cstdint>
 #include <cstdlib>

@@ -2,11 +2,7 @@
 // -mavx512bw -mavx512vl -mavx512dq): 12 rows × 32 columns in 24 accumulators; every step of k
 // loads two vectors of the packed B row and broadcasts 12 packed A values (24 FMAs per 14 loads:
 // FMA-bound). Column tails are masked stores.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
+#include "kernels/cpu/avx512_intrinsics.h"
 
 #include "kernels/cpu/linear_gemm_tile.h"
 

@@ -16,11 +16,7 @@
 // range, so results are batch- and range-invariant (they differ from the AVX2 kernels' in the
 // float summation order only). GCC 12 reports the AVX-512 intrinsics' undefined pass-through
 // operands as uninitialised (GCC bug 105593).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
+#include "kernels/cpu/avx512_intrinsics.h"
 
 #include <cstdint>
 #include <cstring>

@@ -20,11 +20,7 @@
 // at a time. Include no header with inline code here beyond intrinsics and the registry's
 // declarations. GCC 12 reports the AVX-512 intrinsics' undefined pass-through operands as
 // uninitialised (GCC bug 105593).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
+#include "kernels/cpu/avx512_intrinsics.h"
 
 #include <array>
 #include <cstdint>

@@ -12,11 +12,7 @@
 // tokens). Include no header with inline code here beyond intrinsics and the registry's
 // declarations. GCC 12 reports the AVX-512 intrinsics' undefined pass-through operands as
 // uninitialised (GCC bug 105593).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
+#include "kernels/cpu/avx512_intrinsics.h"
 
 #include <array>
 #include <cstdint>
@@ -80,30 +76,17 @@ void Tile(int64_t nb, const int8_t* q, int64_t in, const float* d, const int32_t
     for (int t = 0; t < N; ++t) {
       const int8_t* x = q + t * in + b * kBlock;
       // Two chains of four (four of two for a few tokens, whose chains are all there is to overlap).
-      __m512i a0 = _mm512_set1_epi32(bias[t * nb + b]), a1 = _mm512_setzero_si512();
-      if constexpr (N <= 3) {
-        __m512i a2 = _mm512_setzero_si512(), a3 = _mm512_setzero_si512();
-        a0 = DotBroadcast(a0, w[0], x);
-        a1 = DotBroadcast(a1, w[1], x + 4);
-        a2 = DotBroadcast(a2, w[2], x + 8);
-        a3 = DotBroadcast(a3, w[3], x + 12);
-        a0 = DotBroadcast(a0, w[4], x + 16);
-        a1 = DotBroadcast(a1, w[5], x + 20);
-        a2 = DotBroadcast(a2, w[6], x + 24);
-        a3 = DotBroadcast(a3, w[7], x + 28);
-        a0 = _mm512_add_epi32(a0, a2);
-        a1 = _mm512_add_epi32(a1, a3);
-      } else {
-        a0 = DotBroadcast(a0, w[0], x);
-        a1 = DotBroadcast(a1, w[1], x + 4);
-        a0 = DotBroadcast(a0, w[2], x + 8);
-        a1 = DotBroadcast(a1, w[3], x + 12);
-        a0 = DotBroadcast(a0, w[4], x + 16);
-        a1 = DotBroadcast(a1, w[5], x + 20);
-        a0 = DotBroadcast(a0, w[6], x + 24);
-        a1 = DotBroadcast(a1, w[7], x + 28);
+      constexpr int kChains = N <= 3 ? 4 : 2;
+      __m512i a[kChains];
+      a[0] = _mm512_set1_epi32(bias[t * nb + b]);
+      for (int c = 1; c < kChains; ++c) a[c] = _mm512_setzero_si512();
+#pragma GCC unroll 8
+      for (int k = 0; k < 8; ++k) a[k % kChains] = DotBroadcast(a[k % kChains], w[k], x + 4 * k);
+      if constexpr (kChains == 4) {
+        a[0] = _mm512_add_epi32(a[0], a[2]);
+        a[1] = _mm512_add_epi32(a[1], a[3]);
       }
-      acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(a0, a1)),
+      acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(a[0], a[1])),
                                _mm512_mul_ps(ws, _mm512_set1_ps(d[t * nb + b])), acc[t]);
     }
   }
