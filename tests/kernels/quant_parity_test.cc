@@ -62,7 +62,7 @@ TEST(QuantParity, QuantizeWeightsIsByteIdenticalWithAnyPool) {
   Rng rng(2);
   ThreadPool pool(2);
   for (DType fmt : kFormats) {
-    for (int64_t in : {32, 96}) {
+    for (int64_t in : {32, 96, 1536}) {
       for (int64_t rows : {36, 37}) {
       std::vector<float> wf;  // the bf16 values as floats: both sources must give the same bytes
       auto wb = testing::RandomBf16(rng, rows * in, &wf, 0.05);

@@ -242,7 +242,11 @@ void QuantizeRowQ4_0Avx2(const float* x, int64_t in, uint8_t* scale, uint8_t* qs
     const __m256i fifteen = _mm256_set1_epi32(15);
     __m256i q[4];
     for (int k = 0; k < 4; ++k) {
-      q[k] = _mm256_min_epi32(_mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(v[k], inv), half8)), fifteen);
+      // x·inv rounded before the + 8.5, as the portable formula: the empty asm keeps GCC from fusing
+      // the two into one FMA (it does under -mfma), which rounds once and moved a rare code by one.
+      __m256 scaled = _mm256_mul_ps(v[k], inv);
+      asm("" : "+x"(scaled));
+      q[k] = _mm256_min_epi32(_mm256_cvttps_epi32(_mm256_add_ps(scaled, half8)), fifteen);
     }
     // byte j = q[j] | q[j + 16] << 4: the same lane shuffle for both halves, then bytes in order.
     const __m256i lo = _mm256_packus_epi32(q[0], q[1]), hi = _mm256_packus_epi32(q[2], q[3]);
