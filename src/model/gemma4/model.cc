@@ -118,7 +118,8 @@ Result<std::unique_ptr<Model>> Model::FromCheckpoint(Checkpoint checkpoint, cons
   }
   // The checkpoint's own int4 matrices (GGUF Q4_0, compressed-tensors int4) in the backend's layout.
   if (const int64_t grouped = GroupInt4Matrices(kernels::ExecContext{}, &m->weights_); grouped > 0) {
-    GEMMAD_LOG_INFO("{} int4 matrices of the checkpoint regrouped in rows of 16 (Q4_0x16) for the CPU kernels", grouped);
+    GEMMAD_LOG_INFO("{} int4 matrices of the checkpoint regrouped in rows of 16 (Q4_0x16) for the CPU kernels",
+                    grouped);
   }
   GEMMAD_ASSIGN_OR_RETURN(m->rope_sliding_, RopeInvFreq(c.rope_sliding, c.head_dim));
   GEMMAD_ASSIGN_OR_RETURN(m->rope_full_, RopeInvFreq(c.rope_full, c.global_head_dim));

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
