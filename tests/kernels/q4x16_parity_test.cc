@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/backend.h"
 #include "kernels/cpu/cpu_ops.h"
 #include "kernels/ops.h"
 #include "kernels/reference/quant.h"
@@ -178,6 +179,26 @@ TEST(Q4x16Parity, LinearOpsWithAPool) {
       ASSERT_EQ(one, want[1]);
     }
   });
+}
+
+// A tied embedding regrouped with its LM head: the gather gives the pair layout's rows, bit for bit,
+// on both backends.
+TEST(Q4x16Parity, EmbeddingGatherReadsTheGroupedLayout) {
+  Rng rng(25);
+  const int64_t rows = 48, m = 96;
+  auto wf = testing::RandomFloats(rng, rows * m, 0.05);
+  const auto pairs = reference::QuantizeRows(wf.data(), rows, m, DType::kQ4_0);
+  const auto grouped = reference::QuantizeRows(wf.data(), rows, m, DType::kQ4_0x16);
+  std::vector<int32_t> ids = {47, 0, 17, 17, 31};
+  const auto idv = View(ids.data(), DType::kI32, {5});
+  for (const Backend* b : {&CpuBackend(), &ReferenceBackend()}) {
+    std::vector<float> a(5 * m), g(5 * m);
+    EmbeddingGather(ExecContext{nullptr, b}, View(pairs.data(), DType::kQ4_0, {rows, m}), idv, 1.5f,
+                    View(a.data(), DType::kF32, {5, m}));
+    EmbeddingGather(ExecContext{nullptr, b}, View(grouped.data(), DType::kQ4_0x16, {rows, m}), idv, 1.5f,
+                    View(g.data(), DType::kF32, {5, m}));
+    ASSERT_EQ(a, g) << b->name;
+  }
 }
 
 }  // namespace

@@ -119,12 +119,13 @@ void DequantizeRow(const TensorView& matrix, int64_t r, float* out) {
   }
   if (matrix.dtype == tensor::DType::kQ4_0x16) {  // rows in groups of 16: the group's row r % 16
     const int64_t nb = m / kQuantBlock, l = r % 16;
-    for (int64_t b = 0; b < nb; ++b) {
-      tensor::BlockQ4_0x16 blk;
-      std::memcpy(&blk, p + static_cast<size_t>((r / 16) * nb + b) * sizeof blk, sizeof blk);
-      const float d = tensor::F16ToFloat(blk.d[l]);
+    for (int64_t b = 0; b < nb; ++b) {  // the row's 2 + 16 bytes of the block only (a gather reads one row)
+      const uint8_t* blk = p + static_cast<size_t>((r / 16) * nb + b) * sizeof(tensor::BlockQ4_0x16);
+      uint16_t h;
+      std::memcpy(&h, blk + 2 * l, 2);
+      const float d = tensor::F16ToFloat(h);
       for (int64_t j = 0; j < kQuantBlock / 2; ++j) {
-        const uint8_t v = blk.qs[j / 4][l][j % 4];
+        const uint8_t v = blk[32 + 64 * (j / 4) + 4 * l + j % 4];
         out[b * kQuantBlock + j] = d * static_cast<float>((v & 15) - 8);
         out[b * kQuantBlock + j + kQuantBlock / 2] = d * static_cast<float>((v >> 4) - 8);
       }

@@ -132,8 +132,13 @@ int64_t GroupInt4Matrices(const kernels::ExecContext& exec, Weights* w) {
     return Range{p, p + (p == nullptr ? 0 : v.SizeBytes())};
   };
   const auto overlap = [](const Range& a, const Range& b) { return a.begin < b.end && b.begin < a.end; };
+  // A tied head that is the embedding itself (not a vocabulary slice of it) is regrouped with it: the
+  // gather reads any int4 layout; any other view of the embedding's bytes keeps them in pairs.
+  const bool tied = w->lm_head.data == w->embed.data && w->lm_head.dtype == w->embed.dtype &&
+                    w->lm_head.shape == w->embed.shape;
   std::vector<tensor::TensorView*> candidates;
-  std::vector<Range> others = {range(w->embed), range(w->ple_table)};  // bytes that must stay in pairs
+  std::vector<Range> others = {range(w->ple_table)};  // bytes that must stay as they are
+  if (!tied) others.push_back(range(w->embed));
   for (tensor::TensorView* v : StreamedMatrices(w)) {
     const bool fits = v->dtype == tensor::DType::kQ4_0 && v->shape.rank == 2 &&
                       kernels::Int4WeightDType(exec, v->shape) == tensor::DType::kQ4_0x16;
@@ -155,6 +160,7 @@ int64_t GroupInt4Matrices(const kernels::ExecContext& exec, Weights* w) {
     pairs.assign(r.begin, r.end);
     tensor::GroupQ4_0Rows(pairs.data(), v->shape[0], v->shape[1], static_cast<uint8_t*>(v->data));
     v->dtype = tensor::DType::kQ4_0x16;
+    if (tied && v == &w->lm_head) w->embed.dtype = v->dtype;
     ++grouped;
   }
   return grouped;

@@ -39,8 +39,9 @@ Result<QuantizationReport> QuantizeModelWeights(WeightQuantization q, const kern
 
 // The int4 matrices a weight source made (kQ4_0: GGUF Q4_0, compressed-tensors int4), regrouped in
 // place into rows of 16 (kQ4_0x16, the same blocks) where the backend reads them faster: rank-2
-// streamed matrices only, never bytes a gather table (embeddings, PLE) or another view also reads.
-// Returns how many were regrouped.
+// streamed matrices only (a tied LM head with its embedding, which the gather reads in either
+// layout), never the PLE table's bytes or bytes another view also reads. Returns how many were
+// regrouped.
 int64_t GroupInt4Matrices(const kernels::ExecContext& exec, Weights* w);
 
 }  // namespace gemmad::model::gemma4
