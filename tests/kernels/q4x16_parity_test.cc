@@ -140,6 +140,27 @@ TEST(Q4x16Parity, BatchAndRangeInvariant) {
   });
 }
 
+// A batch whose token side passes the per-call bound (8 MiB: 1,024 tokens at in = 65,536) runs in
+// passes of tokens; tokens on both sides of a pass boundary give the one-token results.
+TEST(Q4x16Parity, LongBatchesRunInPasses) {
+  Rng rng(26);
+  const int64_t in = 32 * 2048, out = 16, n = 1030;
+  auto wf = testing::RandomFloats(rng, out * in, 0.05);
+  const auto w = reference::QuantizeRows(wf.data(), out, in, DType::kQ4_0x16);
+  auto x = testing::RandomFloats(rng, n * in, 3.0);
+  ForEachX16Table([&](const CpuKernelTable& t) {
+    std::vector<int8_t> q(static_cast<size_t>(n * in));
+    std::vector<float> d(static_cast<size_t>(n * in / 32));
+    t.quantize_acts(x.data(), n, in, q.data(), d.data());
+    std::vector<float> batched(static_cast<size_t>(n * out)), alone(static_cast<size_t>(out));
+    t.linear_q4_0x16(q.data(), d.data(), n, in, w.data(), out, 0, out, batched.data(), out);
+    for (int64_t k : {int64_t{0}, int64_t{1023}, int64_t{1024}, n - 1}) {
+      t.linear_q4_0x16(q.data() + k * in, d.data() + k * in / 32, 1, in, w.data(), out, 0, out, alone.data(), out);
+      for (int64_t o = 0; o < out; ++o) ASSERT_EQ(batched[k * out + o], alone[o]) << "token " << k;
+    }
+  });
+}
+
 // The public op, alone and beside a Q4_0 and a bf16 matrix in one LinearMany, with and without
 // a pool: the same bits as the kernel called directly.
 TEST(Q4x16Parity, LinearOpsWithAPool) {

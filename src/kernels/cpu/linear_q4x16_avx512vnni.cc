@@ -105,8 +105,13 @@ constexpr auto kTiles = MakeTiles(std::make_index_sequence<kMaxTileTokens>());  
 
 void LinearQ4_0x16Avx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                              int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
-  (void)out;  // whole groups only (out % 16 == 0, the layout's rule)
   const int64_t nb = in / kBlock, group_bytes = nb * kGroupBlockBytes;
+  // The token side (-8·Σx per token and block) is bounded (kPreparedBytes a call and thread): a
+  // longer batch runs in passes of tokens, each a call of its own.
+  const auto pass = [&](int64_t t0, int64_t np) {
+    LinearQ4_0x16Avx512Vnni(q + t0 * in, d + t0 * nb, np, in, w, out, o_begin, o_end, y + t0 * ldy, ldy);
+  };
+  if (RunInPreparedPasses(n, nb * static_cast<int64_t>(sizeof(int32_t)), pass)) return;
   thread_local std::vector<int32_t> bias_buf;
   if (bias_buf.size() < static_cast<size_t>(n * nb)) bias_buf.resize(static_cast<size_t>(n * nb));
   PrepareBias(q, n, in, bias_buf.data());
