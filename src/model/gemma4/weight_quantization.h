@@ -41,7 +41,10 @@ Result<QuantizationReport> QuantizeModelWeights(WeightQuantization q, const kern
 // place into rows of 16 (kQ4_0x16, the same blocks) where the backend reads them faster: rank-2
 // streamed matrices only (a tied LM head with its embedding, which the gather reads in either
 // layout), never the PLE table's bytes or bytes another view also reads. Returns how many were
-// regrouped.
+// regrouped. The bytes are the source's own copies (kQ4_0 is never a file's layout: the GGUF and
+// compressed-tensors sources write it at open), changed in place: a source with kQ4_0 matrices then
+// serves this model only (every caller loads one text model per opened source; -tp ranks open
+// their own).
 int64_t GroupInt4Matrices(const kernels::ExecContext& exec, Weights* w);
 
 }  // namespace gemmad::model::gemma4
