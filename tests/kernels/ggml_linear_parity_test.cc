@@ -19,6 +19,7 @@ namespace gemmad::kernels {
 namespace {
 
 using tensor::DType;
+using testing::OddBytes;
 using testing::View;
 
 constexpr DType kTypes[] = {DType::kGgmlQ8_0, DType::kGgmlQ5_0, DType::kGgmlQ4_K, DType::kGgmlQ6_K};
@@ -60,12 +61,6 @@ std::vector<uint8_t> RandomRows(Rng& rng, DType type, int64_t rows, int64_t in) 
     PutF16(w.data(), 0.0f);
   }
   return w;
-}
-
-testing::Misaligned<uint8_t> OddBytes(const std::vector<uint8_t>& src) {
-  testing::Misaligned<uint8_t> m(static_cast<int64_t>(src.size()));
-  std::copy(src.begin(), src.end(), m.data());
-  return m;
 }
 
 std::vector<double> Magnitudes(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, DType type,

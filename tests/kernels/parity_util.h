@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -28,6 +29,13 @@ class Misaligned {
  private:
   std::vector<T> buf_;
 };
+
+// A copy of `src` one byte past an aligned allocation (quantized weight bytes for the kernels).
+inline Misaligned<uint8_t> OddBytes(const std::vector<uint8_t>& src) {
+  Misaligned<uint8_t> m(static_cast<int64_t>(src.size()));
+  std::copy(src.begin(), src.end(), m.data());
+  return m;
+}
 
 inline Misaligned<float> RandomFloats(Rng& rng, int64_t n, double scale = 1.0) {
   Misaligned<float> m(n);

@@ -20,13 +20,8 @@ namespace gemmad::kernels {
 namespace {
 
 using tensor::DType;
+using testing::OddBytes;
 using testing::View;
-
-testing::Misaligned<uint8_t> OddBytes(const std::vector<uint8_t>& src) {
-  testing::Misaligned<uint8_t> m(static_cast<int64_t>(src.size()));
-  std::memcpy(m.data(), src.data(), src.size());
-  return m;
-}
 
 // Tables with an x16 kernel (AVX-512 VNNI); the test passes vacuously elsewhere but for the
 // regrouping checks, which need no kernel.

@@ -19,16 +19,10 @@ namespace gemmad::kernels {
 namespace {
 
 using tensor::DType;
+using testing::OddBytes;
 using testing::View;
 
 constexpr DType kFormats[] = {DType::kQ8R, DType::kQ4_0};
-
-// A copy of `src` one byte past an aligned allocation (parity_util's Misaligned).
-testing::Misaligned<uint8_t> OddBytes(const std::vector<uint8_t>& src) {
-  testing::Misaligned<uint8_t> m(static_cast<int64_t>(src.size()));
-  std::memcpy(m.data(), src.data(), src.size());
-  return m;
-}
 
 // Random activations with a zero block and a block with one huge value, so the scale edge
 // cases (d = 0, a lone outlier) are covered.
