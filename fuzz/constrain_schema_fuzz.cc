@@ -8,6 +8,7 @@
 #include "constrain/compiled_grammar.h"
 #include "constrain/matcher.h"
 #include "constrain/testing/small_vocab.h"
+#include "constrain_fuzz_budget.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static auto vocab = gemmad::constrain::testing::SmallVocab();
@@ -16,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   spec.kind = gemmad::constrain::ConstraintKind::kJsonSchema;
   spec.json_schema.assign(reinterpret_cast<const char*>(data), size);
   spec.disable_any_whitespace = size % 2 == 1;
-  auto g = gemmad::constrain::Compile(spec, vocab);
+  auto g = gemmad::constrain::Compile(spec, vocab, gemmad::fuzz::ConstrainFuzzBudget());
   if (!g.ok()) return 0;
   gemmad::constrain::Matcher m(*g);
   std::vector<uint32_t> words(static_cast<size_t>(m.bitmask_words()));

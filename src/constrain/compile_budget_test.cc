@@ -85,6 +85,20 @@ TEST(CompileBudgetTest, TimeAndMemoryAreBounded) {
   EXPECT_NE(s.message().find("(--structured-outputs-max-compile-bytes)"), std::string::npos) << s.message();
 }
 
+// The subset construction and the minimisation count what they hold: the union below is (a|b)*, a
+// one-state DFA with small token masks, but its subset construction first makes 2^13 states (the
+// left branch's "13th symbol from the end is an a"). It compiles under the default budget and is
+// refused under a 256 KiB one.
+TEST(CompileBudgetTest, TheAutomatonStagesCountTheirMemory) {
+  const ConstraintSpec big = Spec(ConstraintKind::kRegex, "(a|b)*a(a|b){12}|(a|b)*");
+  EXPECT_TRUE(CompileStatus(big, {}).ok());
+  CompileBudget small;
+  small.max_bytes = 256 << 10;
+  Status s = CompileStatus(big, small);
+  EXPECT_NE(s.message().find("(--structured-outputs-max-compile-bytes)"), std::string::npos) << s.message();
+  EXPECT_TRUE(CompileStatus(Spec(ConstraintKind::kRegex, "(a|b)*a(a|b){3}|(a|b)*"), small).ok());
+}
+
 TEST(CompileBudgetTest, CancellationStopsTheCompilation) {
   CompileBudget b;
   b.cancelled = [] { return true; };

@@ -80,10 +80,14 @@ Result<Dfa> Determinize(const Nfa& nfa, size_t max_states, const BudgetMeter* me
   std::unordered_map<std::vector<int32_t>, int32_t, VecHash> ids;
   std::vector<std::vector<int32_t>> subsets;
   std::vector<uint8_t> seen(nfa.out.size(), 0);
+  // What the construction holds, for the memory budget: each subset twice (the map's key and
+  // `subsets`), its hash node and DFA state, and the DFA's edges.
+  size_t held = 0;
   auto intern = [&](std::vector<int32_t> set) -> int32_t {
     EpsClosure(nfa, set, seen);
     auto it = ids.find(set);
     if (it != ids.end()) return it->second;
+    held += 2 * set.size() * sizeof(int32_t) + 2 * sizeof(std::vector<int32_t>) + 64 + sizeof(DfaState);
     auto id = static_cast<int32_t>(subsets.size());
     ids.emplace(set, id);
     subsets.push_back(std::move(set));
@@ -92,7 +96,7 @@ Result<Dfa> Determinize(const Nfa& nfa, size_t max_states, const BudgetMeter* me
   };
   intern({nfa.start});
   for (size_t cur = 0; cur < subsets.size(); ++cur) {
-    if (meter) GEMMAD_RETURN_IF_ERROR(meter->Check());
+    if (meter) GEMMAD_RETURN_IF_ERROR(meter->Check(held));
     if (subsets.size() > max_states) {
       return InvalidArgumentError(fmt::format(
           "the grammar is too large: a rule needs more than {} automaton states", max_states));
@@ -140,6 +144,7 @@ Result<Dfa> Determinize(const Nfa& nfa, size_t max_states, const BudgetMeter* me
     }
     for (auto& [sym, targets] : refs) st.refs.push_back({sym, intern(targets)});
     for (auto& [sym, targets] : tokens) st.tokens.push_back({sym, intern(targets)});
+    held += st.bytes.size() * sizeof(DfaByteEdge) + (st.refs.size() + st.tokens.size()) * 8;
     dfa.states[cur] = std::move(st);
   }
   return dfa;
@@ -219,8 +224,10 @@ Result<Dfa> Minimize(const Dfa& dfa, int32_t lookahead, std::vector<int32_t>* lo
     std::unordered_map<std::vector<int64_t>, int32_t, Vec64Hash> sigs;
     std::vector<int32_t> next(n);
     std::vector<int64_t> sig;
+    // For the memory budget: the classes and the distinct signatures with their hash nodes.
+    size_t held = 2 * n * sizeof(int32_t);
     for (size_t s = 0; s < n; ++s) {
-      if (meter && s % 256 == 0) GEMMAD_RETURN_IF_ERROR(meter->Check());
+      if (meter && s % 256 == 0) GEMMAD_RETURN_IF_ERROR(meter->Check(held));
       const DfaState& st = dfa.states[s];
       sig.clear();
       sig.push_back(cls[s]);
@@ -238,6 +245,7 @@ Result<Dfa> Minimize(const Dfa& dfa, int32_t lookahead, std::vector<int32_t>* lo
       for (const auto& e : st.refs) sig.insert(sig.end(), {-2, e.sym, cls[static_cast<size_t>(e.to)]});
       for (const auto& e : st.tokens) sig.insert(sig.end(), {-3, e.sym, cls[static_cast<size_t>(e.to)]});
       auto [it, inserted] = sigs.emplace(sig, static_cast<int32_t>(sigs.size()));
+      if (inserted) held += sig.size() * sizeof(int64_t) + sizeof(std::vector<int64_t>) + 48;
       next[s] = it->second;
     }
     auto new_num = static_cast<int32_t>(sigs.size());
