@@ -12,6 +12,7 @@
 #include "kernels/backend.h"
 #include "kernels/ops.h"
 #include "kernels/reference/quant.h"
+#include "kernels/stream_params.h"
 #include "parity_util.h"
 #include "tensor/fp8.h"
 
@@ -113,6 +114,40 @@ TEST(Fp8Parity, LinearOddSizesMisaligned) {
       }
     }
   }
+}
+
+// Long rows on a table with eight long-row streams (AMD Zen's row): a lone token reads eight rows
+// side by side (LongRowStreams in linear_fp8_avx512bf16.cc), and every (token, row) result is the
+// same bits as with four streams and as token 0 of a batch.
+TEST(Fp8Parity, LongRowsOnEightStreamsGiveTheSameBits) {
+  Rng rng(14);
+  const int64_t in = 6144 + 37, out = 8 * 3 + 5;
+  const auto w = RandomF8R(rng, out, in);
+  const int64_t n = 5;
+  auto x = testing::RandomFloats(rng, n * in, 2.0);
+  std::vector<float> xq(static_cast<size_t>(n * in)), s(static_cast<size_t>(n));
+  QuantizeActsF8(x.data(), n, in, xq.data(), s.data());
+  std::vector<float> want(static_cast<size_t>(n * out));
+  reference::LinearF8R(x.data(), n, in, w.data(), out, want.data());
+  const StreamParams saved = ActiveStreamParams();
+  ForEachF8Kernel([&](const std::string& name, LinearF8Fn f8) {
+    std::vector<float> four(static_cast<size_t>(out)), eight(four.size()), batch(static_cast<size_t>(n * out));
+    StreamParams p = saved;
+    p.long_row_bytes = 8192;
+    p.long_row_streams = 4;
+    SetStreamParams(p);
+    f8(xq.data(), s.data(), 1, in, w.data(), 0, out, four.data(), out);
+    p.long_row_streams = 8;
+    SetStreamParams(p);
+    f8(xq.data(), s.data(), 1, in, w.data(), 0, out, eight.data(), out);
+    f8(xq.data(), s.data(), n, in, w.data(), 0, out, batch.data(), out);
+    SetStreamParams(saved);
+    for (int64_t o = 0; o < out; ++o) {
+      ASSERT_EQ(std::memcmp(&four[o], &eight[o], sizeof(float)), 0) << name << " row " << o;
+      ASSERT_EQ(std::memcmp(&eight[o], &batch[o], sizeof(float)), 0) << name << " row " << o;
+      ASSERT_NEAR(eight[o], want[o], 1e-3 * (std::fabs(want[o]) + 1.0)) << name << " row " << o;
+    }
+  });
 }
 
 TEST(Fp8Parity, LinearIsBatchAndRangeInvariant) {

@@ -9,7 +9,8 @@
 // so the weights' side is all that a row pays. NaN codes (0x7F, 0xFF; never in a checkpoint) read as
 // ±480, as in the other FP8 kernels. Tiles of T tokens x R rows share each decoded chunk and each
 // activation load: 1 x 4 rows at batch 1 (four independent row streams, prefetched ahead as the other
-// batch-1 kernels do), 4 x 2 above, over blocks of rows that stay in L2 while all the tokens read them.
+// batch-1 kernels do; 1 x 8 for long rows where the table says so, LongRowStreams), 4 x 2 above,
+// over blocks of rows that stay in L2 while all the tokens read them.
 // Every (token, row) sums the same products in two accumulators (even and odd word groups) in the same
 // order, then adds them and reduces once, whatever the tile: results are batch- and range-invariant.
 // The sums' order differs from the fp32 kernels' (pairs of products per instruction), within the
@@ -34,6 +35,15 @@ namespace gemmad::kernels {
 namespace {
 
 constexpr int64_t kChunk = 64;
+
+// Whether a lone token reads rows of `in` codes as eight streams with the software prefetch of the
+// other tiles (`level`) instead of four with `level_ct`: where the table asks for eight streams on
+// long rows (AMD Zen) and the row is at least 3/4 of long_row_bytes. One thread on Zen 4, cold,
+// GB/s (docs/cpu-performance.md §27): rows of 6 KB 21-22 -> 27-28, 12 KB 21-22 -> 28-29; rows of
+// 4 KB lost (30 -> 25-29) and stay on four.
+bool LongRowStreams(const StreamParams& sp, int64_t in) {
+  return sp.long_row_streams == 8 && in * 4 >= sp.long_row_bytes * 3;
+}
 
 // The high and low bytes of the bf16 of E4M3 codes 0..127 (positive magnitudes), as two pairs of
 // 64-byte VPERMI2B tables.
@@ -117,6 +127,19 @@ void Tile(const XChunk* px, int64_t chunks, int64_t in, const uint8_t* const* ro
   const int64_t ahead = AheadBytesInt8(sp, in + 4);
   for (int64_t c = 0; c < chunks; ++c) {
     const int64_t i = c * kChunk;
+    if constexpr (T == 1 && R == 8) {
+      // Eight rows of one token: each row's chunk is decoded and used at once (eight rows' decoded
+      // words would not fit the registers beside their accumulators).
+      const __m512bh xa = (__m512bh)px[c].a, xb = (__m512bh)px[c].b;
+      for (int r = 0; r < R; ++r) {
+        __m512i wa, wb;
+        Decode64(tb, rows[r] + i, in - i, &wa, &wb);
+        PrefetchAt(rows[r] + i + ahead, sp.level);
+        acc_a[0][r] = _mm512_dpbf16_ps(acc_a[0][r], xa, (__m512bh)wa);
+        acc_b[0][r] = _mm512_dpbf16_ps(acc_b[0][r], xb, (__m512bh)wb);
+      }
+      continue;
+    }
     __m512i wa[R], wb[R];
     for (int r = 0; r < R; ++r) {
       Decode64(tb, rows[r] + i, in - i, &wa[r], &wb[r]);
@@ -164,6 +187,15 @@ void RunTokens(const XChunk* px, int64_t chunks, const float* s, int64_t t0, int
     RunTile<T, R>(px, chunks, s, t0, in, w, stride, o, step, y, ldy);
   };
   const auto one = [&](int64_t o) { RunTile<T, 1>(px, chunks, s, t0, in, w, stride, o, 1, y, ldy); };
+  if constexpr (T == 1) {
+    if (LongRowStreams(ActiveStreamParams(), in)) {
+      const auto full8 = [&](int64_t o, int64_t step) {
+        RunTile<1, 8>(px, chunks, s, t0, in, w, stride, o, step, y, ldy);
+      };
+      RowTiles<8>(true, o_begin, o_end, full8, one);
+      return;
+    }
+  }
   RowTiles<R>(T == 1, o_begin, o_end, full, one);
 }
 
