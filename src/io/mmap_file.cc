@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <utility>
 
@@ -116,6 +117,30 @@ void Advise(const void* data, size_t bytes, Advice advice) {
     case Advice::kWillNeed: how = MADV_WILLNEED; break;
   }
   ::madvise(reinterpret_cast<void*>(begin), end - begin, how);
+}
+
+size_t ReleaseFilePages(const void* data, size_t bytes) {
+  if (data == nullptr || bytes == 0) return 0;
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = (reinterpret_cast<uintptr_t>(data) + page - 1) / page * page;
+  const auto end = (reinterpret_cast<uintptr_t>(data) + bytes) / page * page;
+  if (end <= begin) return 0;
+  // The range must lie inside one file mapping.
+  std::FILE* maps = std::fopen("/proc/self/maps", "r");
+  if (maps == nullptr) return 0;
+  bool file_backed = false;
+  char line[512];
+  while (std::fgets(line, sizeof(line), maps) != nullptr) {
+    unsigned long lo = 0, hi = 0, inode = 0;  // NOLINT(runtime/int): sscanf's %lx / %lu
+    if (std::sscanf(line, "%lx-%lx %*s %*s %*s %lu", &lo, &hi, &inode) != 3) continue;
+    if (lo <= begin && end <= hi) {
+      file_backed = inode != 0;
+      break;
+    }
+  }
+  std::fclose(maps);
+  if (!file_backed) return 0;
+  return ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED) == 0 ? end - begin : 0;
 }
 
 }  // namespace gemmad::io

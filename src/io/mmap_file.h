@@ -58,4 +58,11 @@ enum class Advice {
 };
 void Advise(const void* data, size_t bytes, Advice advice);
 
+// Drops this process's mapping of the whole pages inside [data, data + bytes) where they belong to a
+// file mapping (/proc/self/maps: an inode), with MADV_DONTNEED: they leave the process's resident set
+// and stay in the page cache, and a later read faults them back in from the file. Only for bytes
+// never written through a private mapping (a write's copy would be lost). Returns the bytes released
+// (0 where the range is not file-backed or holds no whole page).
+size_t ReleaseFilePages(const void* data, size_t bytes);
+
 }  // namespace gemmad::io

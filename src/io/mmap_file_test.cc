@@ -12,6 +12,7 @@
 #include <fstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "base/test_temp_path.h"
 
@@ -149,6 +150,44 @@ TEST(Advise, RandomMarksThePagesAndWillNeedKeepsTheBytes) {
   EXPECT_FALSE(HasFlag(VmFlagsAt(d + 5 * page), "rr"));
   Advise(d + 100, 3 * kHuge, Advice::kWillNeed);
   EXPECT_TRUE(ContentsMatch(*m));
+}
+
+// Resident kB of the /proc/self/smaps entry holding `addr`.
+long RssKbAt(const void* addr) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto a = reinterpret_cast<uintptr_t>(addr);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    unsigned long lo = 0, hi = 0;
+    long kb = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find('-') < line.find(' ')) {
+      inside = a >= lo && a < hi;
+    } else if (inside && std::sscanf(line.c_str(), "Rss: %ld kB", &kb) == 1) {
+      return kb;
+    }
+  }
+  return -1;
+}
+
+// ReleaseFilePages drops the whole pages inside the range from the resident set, and the bytes read
+// back the same from the file; anonymous memory is left alone.
+TEST(ReleaseFilePages, DropsTheRangesWholePagesOfAFileMapping) {
+  auto m = MappedFile::Open(WriteFile("released", 4 * kHuge));
+  ASSERT_TRUE(m.ok());
+  const uint8_t* d = m->data();
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  ASSERT_TRUE(ContentsMatch(*m));  // every page resident
+  const long before = RssKbAt(d);
+  ASSERT_GE(before, static_cast<long>(4 * kHuge / 1024));
+  // [page + 1, page + 3 MiB + 1): its whole pages are [2 pages, page + 3 MiB).
+  EXPECT_EQ(ReleaseFilePages(d + page + 1, 3 * (size_t{1} << 20)), 3 * (size_t{1} << 20) - page);
+  EXPECT_LE(RssKbAt(d), before - static_cast<long>((3 * (size_t{1} << 20) - page) / 1024));
+  EXPECT_TRUE(ContentsMatch(*m));
+  EXPECT_EQ(ReleaseFilePages(d + 1, page - 2), 0u);  // no whole page
+  EXPECT_EQ(ReleaseFilePages(nullptr, page), 0u);
+  std::vector<uint8_t> anon(8 * page, 7);
+  EXPECT_EQ(ReleaseFilePages(anon.data(), anon.size()), 0u);
+  for (uint8_t b : anon) ASSERT_EQ(b, 7);
 }
 
 }  // namespace

@@ -51,6 +51,8 @@ Agreement Measure(const std::string& name, WeightQuantization q) {
   auto m = Model::Load(*dir, {}, mo);
   EXPECT_TRUE(m.ok()) << m.status().ToString();
   EXPECT_GT((*m)->quantization_report().num_quantized, 0);
+  // The converted matrices' mapped source pages left the resident set (the logits below still match).
+  EXPECT_GT((*m)->quantization_report().released_bytes, 0u);
   // int4 matrices of whole 16-row groups take Q4_0x16 where the CPU backend reads it faster.
   const bool grouped = kernels::Int4WeightDType({}, tensor::Shape{16, 32}) == tensor::DType::kQ4_0x16;
   EXPECT_EQ((*m)->quantization_report().num_grouped > 0, q == WeightQuantization::kInt4 && grouped);

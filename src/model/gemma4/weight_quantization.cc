@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "io/mmap_file.h"
 #include "io/progress_bar.h"
 #include "kernels/ops.h"
 #include "tensor/q4_groups.h"
@@ -52,7 +53,9 @@ class Quantizer {
       ++report_.num_quantized;
       if (q.dtype == tensor::DType::kQ4_0x16) ++report_.num_grouped;
       progress.Advance(static_cast<uint64_t>(v->SizeBytes()));
+      const tensor::TensorView source = *v;
       *v = q;
+      report_.released_bytes += ReleaseSource(source);
     }
     progress.Finish();
     report_.huge_page_bytes = arena.HugePageBytes();
@@ -62,6 +65,21 @@ class Quantizer {
   QuantizationReport& report() { return report_; }
 
  private:
+  // The pages of a converted matrix's source that no view of the model reads any more leave the
+  // process's resident set as soon as it is converted (io::ReleaseFilePages: mapped checkpoint
+  // files only, never anonymous or written bytes), so neither the load's peak nor the serving
+  // process holds the bf16 copy beside the quantized one. A tied embedding's bytes stay: the
+  // gather reads them.
+  size_t ReleaseSource(const tensor::TensorView& source) const {
+    const auto* begin = static_cast<const uint8_t*>(source.data);
+    const uint8_t* end = begin + source.SizeBytes();
+    for (const tensor::TensorView* v : AllViews(*w_)) {
+      const auto* b = static_cast<const uint8_t*>(v->data);
+      if (b < end && begin < b + v->SizeBytes()) return 0;
+    }
+    return io::ReleaseFilePages(begin, static_cast<size_t>(end - begin));
+  }
+
   // int4 matrices take the layout the backend reads fastest (the same blocks either way);
   // expert stacks (rank 3) keep row pairs, which MoeExperts slices per expert.
   tensor::DType DTypeFor(const tensor::TensorView& v) const {
@@ -105,9 +123,10 @@ std::string_view WeightQuantizationName(WeightQuantization q) {
 
 std::string QuantizationReport::ToString() const {
   return fmt::format("{} matrices quantized ({:.1f} MiB -> {:.1f} MiB, {:.1f} MiB of it on huge pages; {} of them in "
-                     "rows of 16) in {:.2f} s, {} kept as stored", num_quantized,
+                     "rows of 16) in {:.2f} s, {} kept as stored; {:.1f} MiB of source pages released", num_quantized,
                      static_cast<double>(bytes_before) / (1 << 20), static_cast<double>(bytes_after) / (1 << 20),
-                     static_cast<double>(huge_page_bytes) / (1 << 20), num_grouped, seconds, num_kept);
+                     static_cast<double>(huge_page_bytes) / (1 << 20), num_grouped, seconds, num_kept,
+                     static_cast<double>(released_bytes) / (1 << 20));
 }
 
 Result<QuantizationReport> QuantizeModelWeights(WeightQuantization q, const kernels::ExecContext& exec,

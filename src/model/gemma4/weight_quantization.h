@@ -27,6 +27,7 @@ struct QuantizationReport {
   int64_t num_grouped = 0;                      // of the converted, int4 ones in rows of 16 (Q4_0x16)
   uint64_t bytes_before = 0, bytes_after = 0;   // of the converted matrices
   uint64_t huge_page_bytes = 0;                 // of their arena, backed by 2 MiB pages
+  uint64_t released_bytes = 0;                  // of their sources' mapped pages, released after conversion
   double seconds = 0.0;
   std::string ToString() const;                 // one line for the log
 };

@@ -149,4 +149,26 @@ std::vector<TensorView*> StreamedMatrices(Weights* w) {
   return out;
 }
 
+std::vector<const TensorView*> AllViews(const Weights& w) {
+  std::vector<const TensorView*> out;
+  const auto add = [&out](const TensorView& v) {
+    if (v.data != nullptr) out.push_back(&v);
+  };
+  for (const TensorView* v : {&w.embed, &w.lm_head, &w.final_norm, &w.ple_table, &w.ple_model_projection,
+                              &w.ple_projection_norm}) {
+    add(*v);
+  }
+  for (const LayerWeights& l : w.layers) {
+    for (const TensorView* v :
+         {&l.input_norm, &l.post_attention_norm, &l.pre_feedforward_norm, &l.post_feedforward_norm, &l.q_proj,
+          &l.q_norm, &l.k_proj, &l.v_proj, &l.k_norm, &l.o_proj, &l.gate_proj, &l.up_proj, &l.down_proj,
+          &l.ple_gate, &l.ple_projection, &l.ple_post_norm, &l.router_proj, &l.router_scale, &l.per_expert_scale,
+          &l.experts_gate_up, &l.experts_down, &l.pre_feedforward_norm_2, &l.post_feedforward_norm_1,
+          &l.post_feedforward_norm_2}) {
+      add(*v);
+    }
+  }
+  return out;
+}
+
 }  // namespace gemmad::model::gemma4

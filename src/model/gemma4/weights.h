@@ -92,5 +92,7 @@ Result<Weights> BindWeights(const Config& config, const TensorLookup& lookup, co
 // Empty views (absent on this layer or model) are left out; the gathered tables (embedding rows,
 // PLE table) are not matrices a step streams.
 std::vector<TensorView*> StreamedMatrices(Weights* w);
+// Every non-empty view of `w` (the streamed matrices, the embedding, the PLE table, the norms...).
+std::vector<const TensorView*> AllViews(const Weights& w);
 
 }  // namespace gemmad::model::gemma4
