@@ -131,6 +131,10 @@ size_t ReleaseFilePages(const void* data, size_t bytes) {
   bool file_backed = false;
   char line[512];
   while (std::fgets(line, sizeof(line), maps) != nullptr) {
+    if (std::strchr(line, '\n') == nullptr) {  // a long path: skip the rest of its line
+      for (int c = std::fgetc(maps); c != EOF && c != '\n'; c = std::fgetc(maps)) {
+      }
+    }
     unsigned long lo = 0, hi = 0, inode = 0;  // NOLINT(runtime/int): sscanf's %lx / %lu
     if (std::sscanf(line, "%lx-%lx %*s %*s %*s %lu", &lo, &hi, &inode) != 3) continue;
     if (lo <= begin && end <= hi) {

@@ -65,11 +65,11 @@ class Quantizer {
   QuantizationReport& report() { return report_; }
 
  private:
-  // The pages of a converted matrix's source that no view of the model reads any more leave the
-  // process's resident set as soon as it is converted (io::ReleaseFilePages: mapped checkpoint
-  // files only, never anonymous or written bytes), so neither the load's peak nor the serving
-  // process holds the bf16 copy beside the quantized one. A tied embedding's bytes stay: the
-  // gather reads them.
+  // The pages of a converted matrix's source leave the process's resident set as soon as it is
+  // converted (io::ReleaseFilePages: mapped checkpoint files only, never anonymous memory), so
+  // neither the load's peak nor the serving process holds the bf16 copy beside the quantized one.
+  // Only where no view of the model still reads those bytes (a tied embedding's stay for the
+  // gather): a reader would get the file's bytes back, without any change made in place.
   size_t ReleaseSource(const tensor::TensorView& source) const {
     const auto* begin = static_cast<const uint8_t*>(source.data);
     const uint8_t* end = begin + source.SizeBytes();
