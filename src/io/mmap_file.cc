@@ -119,16 +119,10 @@ void Advise(const void* data, size_t bytes, Advice advice) {
   ::madvise(reinterpret_cast<void*>(begin), end - begin, how);
 }
 
-size_t ReleaseFilePages(const void* data, size_t bytes) {
-  if (data == nullptr || bytes == 0) return 0;
-  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const auto begin = (reinterpret_cast<uintptr_t>(data) + page - 1) / page * page;
-  const auto end = (reinterpret_cast<uintptr_t>(data) + bytes) / page * page;
-  if (end <= begin) return 0;
-  // The range must lie inside one file mapping.
+FileMappings FileMappings::Read() {
+  FileMappings out;
   std::FILE* maps = std::fopen("/proc/self/maps", "r");
-  if (maps == nullptr) return 0;
-  bool file_backed = false;
+  if (maps == nullptr) return out;
   char line[512];
   while (std::fgets(line, sizeof(line), maps) != nullptr) {
     if (std::strchr(line, '\n') == nullptr) {  // a long path: skip the rest of its line
@@ -136,14 +130,27 @@ size_t ReleaseFilePages(const void* data, size_t bytes) {
       }
     }
     unsigned long lo = 0, hi = 0, inode = 0;  // NOLINT(runtime/int): sscanf's %lx / %lu
-    if (std::sscanf(line, "%lx-%lx %*s %*s %*s %lu", &lo, &hi, &inode) != 3) continue;
-    if (lo <= begin && end <= hi) {
-      file_backed = inode != 0;
-      break;
+    if (std::sscanf(line, "%lx-%lx %*s %*s %*s %lu", &lo, &hi, &inode) == 3 && inode != 0) {
+      out.ranges.emplace_back(lo, hi);
     }
   }
   std::fclose(maps);
-  if (!file_backed) return 0;
+  return out;
+}
+
+bool FileMappings::Contains(uintptr_t begin, uintptr_t end) const {
+  for (const auto& [lo, hi] : ranges) {
+    if (lo <= begin && end <= hi) return true;
+  }
+  return false;
+}
+
+size_t ReleaseFilePages(const void* data, size_t bytes, const FileMappings& files) {
+  if (data == nullptr || bytes == 0) return 0;
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = (reinterpret_cast<uintptr_t>(data) + page - 1) / page * page;
+  const auto end = (reinterpret_cast<uintptr_t>(data) + bytes) / page * page;
+  if (end <= begin || !files.Contains(begin, end)) return 0;
   return ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED) == 0 ? end - begin : 0;
 }
 

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 #include <string_view>
 
 #include "base/result.h"
@@ -58,11 +60,18 @@ enum class Advice {
 };
 void Advise(const void* data, size_t bytes, Advice advice);
 
-// Drops this process's mapping of the whole pages inside [data, data + bytes) where they belong to a
-// file mapping (/proc/self/maps: an inode), with MADV_DONTNEED: they leave the process's resident set
-// and stay in the page cache, and a later read faults them back in from the file. Only for bytes
-// never written through a private mapping (a write's copy would be lost). Returns the bytes released
-// (0 where the range is not file-backed or holds no whole page).
-size_t ReleaseFilePages(const void* data, size_t bytes);
+// The process's file mappings (the /proc/self/maps entries with an inode), read once: [begin, end).
+struct FileMappings {
+  std::vector<std::pair<uintptr_t, uintptr_t>> ranges;
+  static FileMappings Read();
+  bool Contains(uintptr_t begin, uintptr_t end) const;  // inside one file mapping
+};
+
+// Drops this process's mapping of the whole pages inside [data, data + bytes) where they lie in one
+// of `files` (read after the range was mapped), with MADV_DONTNEED: they leave the process's
+// resident set and stay in the page cache, and a later read faults them back in from the file. Only
+// for bytes never written through a private mapping (a write's copy would be lost). Returns the
+// bytes released (0 where the range is not file-backed or holds no whole page).
+size_t ReleaseFilePages(const void* data, size_t bytes, const FileMappings& files);
 
 }  // namespace gemmad::io

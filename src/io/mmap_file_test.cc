@@ -177,16 +177,17 @@ TEST(ReleaseFilePages, DropsTheRangesWholePagesOfAFileMapping) {
   const uint8_t* d = m->data();
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   ASSERT_TRUE(ContentsMatch(*m));  // every page resident
+  const FileMappings files = FileMappings::Read();
   const long before = RssKbAt(d);
   ASSERT_GE(before, static_cast<long>(4 * kHuge / 1024));
   // [page + 1, page + 3 MiB + 1): its whole pages are [2 pages, page + 3 MiB).
-  EXPECT_EQ(ReleaseFilePages(d + page + 1, 3 * (size_t{1} << 20)), 3 * (size_t{1} << 20) - page);
+  EXPECT_EQ(ReleaseFilePages(d + page + 1, 3 * (size_t{1} << 20), files), 3 * (size_t{1} << 20) - page);
   EXPECT_LE(RssKbAt(d), before - static_cast<long>((3 * (size_t{1} << 20) - page) / 1024));
   EXPECT_TRUE(ContentsMatch(*m));
-  EXPECT_EQ(ReleaseFilePages(d + 1, page - 2), 0u);  // no whole page
-  EXPECT_EQ(ReleaseFilePages(nullptr, page), 0u);
+  EXPECT_EQ(ReleaseFilePages(d + 1, page - 2, files), 0u);  // no whole page
+  EXPECT_EQ(ReleaseFilePages(nullptr, page, files), 0u);
   std::vector<uint8_t> anon(8 * page, 7);
-  EXPECT_EQ(ReleaseFilePages(anon.data(), anon.size()), 0u);
+  EXPECT_EQ(ReleaseFilePages(anon.data(), anon.size(), FileMappings::Read()), 0u);
   for (uint8_t b : anon) ASSERT_EQ(b, 7);
 }
 

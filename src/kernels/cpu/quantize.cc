@@ -2,6 +2,7 @@
 // Rows are independent, so the pool splits them; each row's bytes depend only on that row.
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <vector>
 
@@ -121,11 +122,12 @@ void DequantizeRow(const TensorView& matrix, int64_t r, float* out) {
     const int64_t nb = m / kQuantBlock, l = r % 16;
     for (int64_t b = 0; b < nb; ++b) {  // the row's 2 + 16 bytes of the block only (a gather reads one row)
       const uint8_t* blk = p + static_cast<size_t>((r / 16) * nb + b) * sizeof(tensor::BlockQ4_0x16);
+      using G = tensor::BlockQ4_0x16;
       uint16_t h;
-      std::memcpy(&h, blk + 2 * l, 2);
+      std::memcpy(&h, blk + offsetof(G, d) + sizeof(uint16_t) * l, sizeof h);
       const float d = tensor::F16ToFloat(h);
-      for (int64_t j = 0; j < kQuantBlock / 2; ++j) {
-        const uint8_t v = blk[32 + 64 * (j / 4) + 4 * l + j % 4];
+      for (int64_t j = 0; j < kQuantBlock / 2; ++j) {  // qs[j / 4][l][j % 4]
+        const uint8_t v = blk[offsetof(G, qs) + sizeof(G::qs[0]) * (j / 4) + sizeof(G::qs[0][0]) * l + j % 4];
         out[b * kQuantBlock + j] = d * static_cast<float>((v & 15) - 8);
         out[b * kQuantBlock + j + kQuantBlock / 2] = d * static_cast<float>((v >> 4) - 8);
       }

@@ -43,6 +43,7 @@ class Quantizer {
     for (const auto& p : planned_) total += static_cast<uint64_t>(p.view->SizeBytes());
     // Minutes for the large models: a bar on a terminal, log lines in a service log.
     io::ProgressBar progress(label, total, /*enabled=*/true, /*bytes=*/true);
+    const io::FileMappings files = io::FileMappings::Read();  // the checkpoint's mappings, read once
     for (const auto& [v, offset] : planned_) {
       tensor::TensorView q = *v;
       q.dtype = DTypeFor(*v);
@@ -55,7 +56,7 @@ class Quantizer {
       progress.Advance(static_cast<uint64_t>(v->SizeBytes()));
       const tensor::TensorView source = *v;
       *v = q;
-      report_.released_bytes += ReleaseSource(source);
+      report_.released_bytes += ReleaseSource(source, files);
     }
     progress.Finish();
     report_.huge_page_bytes = arena.HugePageBytes();
@@ -70,14 +71,14 @@ class Quantizer {
   // neither the load's peak nor the serving process holds the bf16 copy beside the quantized one.
   // Only where no view of the model still reads those bytes (a tied embedding's stay for the
   // gather): a reader would get the file's bytes back, without any change made in place.
-  size_t ReleaseSource(const tensor::TensorView& source) const {
+  size_t ReleaseSource(const tensor::TensorView& source, const io::FileMappings& files) const {
     const auto* begin = static_cast<const uint8_t*>(source.data);
     const uint8_t* end = begin + source.SizeBytes();
     for (const tensor::TensorView* v : AllViews(*w_)) {
       const auto* b = static_cast<const uint8_t*>(v->data);
       if (b < end && begin < b + v->SizeBytes()) return 0;
     }
-    return io::ReleaseFilePages(begin, static_cast<size_t>(end - begin));
+    return io::ReleaseFilePages(begin, static_cast<size_t>(end - begin), files);
   }
 
   // int4 matrices take the layout the backend reads fastest (the same blocks either way);
