@@ -111,6 +111,7 @@ Result<ModelEngine> CreateModelEngine(const ModelEngineOptions& o) {
     GEMMAD_RETURN_IF_ERROR(o.communicator->Barrier());
     GEMMAD_LOG_INFO("tensor parallel: {} ranks hold their shards", o.communicator->size());
   }
+  if (model->alignment_report().num_copied > 0) GEMMAD_LOG_INFO("{}", model->alignment_report().ToString());
   const auto& cfg = model->config();
   const int64_t derived_len = o.max_model_len > 0 ? o.max_model_len : cfg.max_position_embeddings;
   GEMMAD_RETURN_IF_ERROR(CheckMaxModelLen(derived_len, cfg.max_position_embeddings, o.allow_long_max_model_len));

@@ -25,6 +25,7 @@
 #include "model/gemma4/layer_blocks.h"
 #include "model/gemma4/step_buffers.h"
 #include "model/gemma4/tp_shard.h"
+#include "model/gemma4/weight_alignment.h"
 #include "model/gemma4/weight_quantization.h"
 #include "model/gemma4/weights.h"
 #include "model/kv_cache.h"
@@ -71,6 +72,8 @@ class Model {
   const Weights& weights() const { return weights_; }
   // What load-time quantization did (all zero without --quantization).
   const QuantizationReport& quantization_report() const { return quantization_report_; }
+  // Which streamed matrices were copied to 64-byte-aligned memory at load (weight_alignment.h).
+  const AlignmentReport& alignment_report() const { return alignment_report_; }
   // kBF16 for bf16 checkpoints, else kF32.
   tensor::DType compute_dtype() const { return weights_.compute_dtype; }
 
@@ -139,6 +142,7 @@ class Model {
   std::vector<float> head_local_, head_gathered_;  // LM head slices under tensor parallelism
   Weights weights_;
   QuantizationReport quantization_report_;
+  AlignmentReport alignment_report_;
   std::vector<float> rope_sliding_, rope_full_;  // inverse frequencies per layer type
   StepBuffers buffers_;
   bool keep_logit_hidden_ = false;

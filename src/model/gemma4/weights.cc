@@ -149,17 +149,20 @@ std::vector<TensorView*> StreamedMatrices(Weights* w) {
   return out;
 }
 
-std::vector<const TensorView*> AllViews(const Weights& w) {
-  std::vector<const TensorView*> out;
-  const auto add = [&out](const TensorView& v) {
+namespace {
+
+// Every non-empty view of `w`, const or not (W = Weights or const Weights).
+template <typename V, typename W>
+std::vector<V*> ViewsOf(W& w) {
+  std::vector<V*> out;
+  const auto add = [&out](V& v) {
     if (v.data != nullptr) out.push_back(&v);
   };
-  for (const TensorView* v : {&w.embed, &w.lm_head, &w.final_norm, &w.ple_table, &w.ple_model_projection,
-                              &w.ple_projection_norm}) {
+  for (V* v : {&w.embed, &w.lm_head, &w.final_norm, &w.ple_table, &w.ple_model_projection, &w.ple_projection_norm}) {
     add(*v);
   }
-  for (const LayerWeights& l : w.layers) {
-    for (const TensorView* v :
+  for (auto& l : w.layers) {
+    for (V* v :
          {&l.input_norm, &l.post_attention_norm, &l.pre_feedforward_norm, &l.post_feedforward_norm, &l.q_proj,
           &l.q_norm, &l.k_proj, &l.v_proj, &l.k_norm, &l.o_proj, &l.gate_proj, &l.up_proj, &l.down_proj,
           &l.ple_gate, &l.ple_projection, &l.ple_post_norm, &l.router_proj, &l.router_scale, &l.per_expert_scale,
@@ -170,5 +173,11 @@ std::vector<const TensorView*> AllViews(const Weights& w) {
   }
   return out;
 }
+
+}  // namespace
+
+std::vector<const TensorView*> AllViews(const Weights& w) { return ViewsOf<const TensorView>(w); }
+
+std::vector<TensorView*> AllViews(Weights* w) { return ViewsOf<TensorView>(*w); }
 
 }  // namespace gemmad::model::gemma4

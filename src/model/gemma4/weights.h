@@ -94,5 +94,6 @@ Result<Weights> BindWeights(const Config& config, const TensorLookup& lookup, co
 std::vector<TensorView*> StreamedMatrices(Weights* w);
 // Every non-empty view of `w` (the streamed matrices, the embedding, the PLE table, the norms...).
 std::vector<const TensorView*> AllViews(const Weights& w);
+std::vector<TensorView*> AllViews(Weights* w);
 
 }  // namespace gemmad::model::gemma4
