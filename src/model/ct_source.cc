@@ -14,6 +14,7 @@
 
 #include "base/log.h"
 #include "io/huge_page_buffer.h"
+#include "io/mmap_file.h"
 #include "model/ct_config.h"
 #include "model/ct_kv_scales.h"
 #include "tensor/ct_pack.h"
@@ -496,6 +497,9 @@ class CtSource final : public WeightSource {
   Status Fill() {
     GEMMAD_ASSIGN_OR_RETURN(arena_, io::HugePageBuffer::Allocate(arena_bytes_));
     size_t native = 0, dequantized = 0, fp8 = 0, lut = 0, int8 = 0;
+    // A module's tensors are hidden once converted and nothing reads them again: their mapped pages
+    // leave the resident set (they stay in the page cache; a read would fault them back in).
+    const io::FileMappings files = io::FileMappings::Read();
     for (const Module& m : modules_) {
       uint8_t* dst = arena_.data() + m.offset;
       if (m.out == Out::kQ4_0) {
@@ -526,13 +530,17 @@ class CtSource final : public WeightSource {
       info.origin = m.origin;
       views_.emplace(m.name + ".weight", v);
       info_.emplace(m.name + ".weight", std::move(info));
+      for (const TensorView* t : {&m.packed, &m.scale, &m.zero_point, &m.fp8, &m.int8}) {
+        if (t->data != nullptr) released_bytes_ += io::ReleaseFilePages(t->data, t->SizeBytes(), files);
+      }
     }
     AddExpertStackViews();
     const auto act = std::count_if(modules_.begin(), modules_.end(), [](const Module& m) { return m.act_quant; });
     GEMMAD_LOG_INFO("compressed-tensors checkpoint: {} modules read in place as int4 blocks of 32, {} as code tables "
                     "per row, {} as FP8 rows, {} as int8 rows, {} dequantized to their reference weights at load "
-                    "({:.1f} MiB); {} with static int8 activations",
-                    native, lut, fp8, int8, dequantized, static_cast<double>(arena_bytes_) / (1 << 20), act);
+                    "({:.1f} MiB); {} with static int8 activations; {:.1f} MiB of source pages released",
+                    native, lut, fp8, int8, dequantized, static_cast<double>(arena_bytes_) / (1 << 20), act,
+                    static_cast<double>(released_bytes_) / (1 << 20));
     return OkStatus();
   }
 
@@ -689,6 +697,7 @@ class CtSource final : public WeightSource {
   };
   std::vector<Stack> stacks_;
   size_t arena_bytes_ = 0;
+  size_t released_bytes_ = 0;  // mapped pages of converted modules released after Fill converted them
   io::HugePageBuffer arena_;
   std::vector<std::string> names_;
   std::set<std::string, std::less<>> hidden_;
