@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/log.h"
+#include "io/mmap_file.h"
 #include "model/gguf_shards.h"
 #include "model/gguf_config.h"
 #include "model/gguf_mmproj.h"
@@ -104,6 +105,12 @@ class GgufSource final : public WeightSource {
     v.shape = ShapeOf(shape);
     return v;
   }
+  // A tensor the source converted into memory of its own is not read from the file again: its mapped
+  // pages leave the resident set (they stay in the page cache; a read would fault them back in).
+  void ReleaseConverted(const uint8_t* src, size_t bytes) {
+    if (!mappings_) mappings_ = io::FileMappings::Read();
+    released_bytes_ += io::ReleaseFilePages(src, bytes, *mappings_);
+  }
   TensorView OwnedView(const float* data, std::vector<int64_t> shape) {
     TensorView v;
     v.data = const_cast<float*>(data);
@@ -120,6 +127,8 @@ class GgufSource final : public WeightSource {
   std::vector<std::string> names_;
   std::vector<std::unique_ptr<float[]>> owned_;
   std::vector<std::unique_ptr<uint8_t[]>> owned_bytes_;
+  std::optional<io::FileMappings> mappings_;  // read at the first release, after the files were mapped
+  size_t released_bytes_ = 0;
   TokenizerHints hints_;
   std::unique_ptr<GgufMmproj> mmproj_;
 };
@@ -146,6 +155,7 @@ Status GgufSource::AddTensor(const ShardTensor& st) {
   } else if (t.type->id == tensor::kGgmlQ4_0 && !options_.dequantize_all &&
              (t.ne.size() == 2 || (t.ne.size() == 3 && t.ne[1] % 2 == 0))) {
     e.view = RepackQ4_0(src, e.info.shape);  // gemmad's kQ4_0: the same blocks, rows in pairs
+    ReleaseConverted(src, t.size_bytes);
   } else if (native && (t.ne.size() == 2 || t.ne.size() == 3) && !m->subtract_one && !options_.dequantize_all) {
     // A matrix, or an expert stack [E, F, H] whose experts' rows are matrices of their own: read
     // in place by the kernels.
@@ -163,6 +173,7 @@ Status GgufSource::AddTensor(const ShardTensor& st) {
       for (int64_t i = 0; i < n; ++i) out[i] -= 1.0f;  // Gemma 3 stores 1 + w (spec §3.3)
     }
     e.view = OwnedView(out, e.info.shape);
+    ReleaseConverted(src, t.size_bytes);
   }
   e.info.dtype = e.view.dtype;
   e.raw = src;
@@ -320,6 +331,10 @@ Result<std::unique_ptr<WeightSource>> GgufSource::Open(const std::string& path, 
   s->config_label_ = s->file_.path() + " (metadata)";
   for (const ShardTensor& t : s->file_.tensors()) GEMMAD_RETURN_IF_ERROR(s->AddTensor(t));
   GEMMAD_RETURN_IF_ERROR(s->CombineSplitExperts());
+  if (s->released_bytes_ > 0) {
+    GEMMAD_LOG_INFO("{}: {:.1f} MiB of tensors converted at load, their mapped pages released", s->file_.path(),
+                    static_cast<double>(s->released_bytes_) / (1 << 20));
+  }
   s->AddUnitLayerScalars();
   if (!options.mmproj.empty()) GEMMAD_RETURN_IF_ERROR(s->AttachMmproj(options.mmproj));
   for (const auto& [name, e] : s->entries_) s->names_.push_back(name);
