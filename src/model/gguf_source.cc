@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/log.h"
+#include "io/huge_page_buffer.h"
 #include "io/mmap_file.h"
 #include "model/gguf_shards.h"
 #include "model/gguf_config.h"
@@ -82,8 +83,7 @@ class GgufSource final : public WeightSource {
   TensorView RepackQ4_0(const uint8_t* src, std::vector<int64_t> shape) {
     const int64_t in = shape.back(), rows = shape.size() == 2 ? shape[0] : shape[0] * shape[1];
     const size_t nb = static_cast<size_t>(in / tensor::kQuantBlock), bytes = tensor::RowBytes(DType::kQ4_0, in);
-    owned_bytes_.push_back(std::make_unique<uint8_t[]>(bytes * static_cast<size_t>(rows)));
-    uint8_t* dst = owned_bytes_.back().get();
+    uint8_t* dst = OwnBytes(bytes * static_cast<size_t>(rows));
     for (int64_t r = 0; r + 1 < rows; r += 2) {
       for (size_t b = 0; b < nb; ++b) {
         const uint8_t* even = src + (static_cast<size_t>(r) * nb + b) * 18;
@@ -104,6 +104,26 @@ class GgufSource final : public WeightSource {
     v.dtype = DType::kQ4_0;
     v.shape = ShapeOf(shape);
     return v;
+  }
+  // Memory for matrices the kernels stream (repacked int4, combined expert stacks): carved from
+  // arenas of at least kArenaBytes on huge pages (io/huge_page_buffer.h), each matrix on its own
+  // 4 KiB pages, so a decode step's reads need one TLB entry per 2 MiB instead of per 4 KiB; the heap
+  // where the kernel refuses such a mapping.
+  uint8_t* OwnBytes(size_t bytes) {
+    constexpr size_t kArenaBytes = size_t{64} << 20, kAlign = 4096;
+    const size_t need = (bytes + kAlign - 1) / kAlign * kAlign;
+    if (arenas_.empty() || arena_used_ + need > arenas_.back().size()) {
+      auto arena = io::HugePageBuffer::Allocate(std::max(kArenaBytes, need));
+      if (!arena.ok()) {
+        owned_bytes_.push_back(std::make_unique<uint8_t[]>(bytes));
+        return owned_bytes_.back().get();
+      }
+      arenas_.push_back(std::move(arena).value());
+      arena_used_ = 0;
+    }
+    uint8_t* p = arenas_.back().data() + arena_used_;
+    arena_used_ += need;
+    return p;
   }
   // A tensor the source converted into memory of its own is not read from the file again: its mapped
   // pages leave the resident set (they stay in the page cache; a read would fault them back in).
@@ -127,6 +147,8 @@ class GgufSource final : public WeightSource {
   std::vector<std::string> names_;
   std::vector<std::unique_ptr<float[]>> owned_;
   std::vector<std::unique_ptr<uint8_t[]>> owned_bytes_;
+  std::vector<io::HugePageBuffer> arenas_;  // OwnBytes' memory; the last one is being filled
+  size_t arena_used_ = 0;
   std::optional<io::FileMappings> mappings_;  // read at the first release, after the files were mapped
   size_t released_bytes_ = 0;
   TokenizerHints hints_;
@@ -209,8 +231,7 @@ Status GgufSource::CombineSplitExperts() {
     combined.info.size_bytes += up->second.info.size_bytes;
     if (g.view.dtype == up->second.view.dtype) {
       const size_t half_bytes = static_cast<size_t>(Fe) * tensor::RowBytes(g.view.dtype, H);
-      owned_bytes_.push_back(std::make_unique<uint8_t[]>(2 * half_bytes * static_cast<size_t>(E)));
-      uint8_t* out = owned_bytes_.back().get();
+      uint8_t* out = OwnBytes(2 * half_bytes * static_cast<size_t>(E));
       for (int64_t x = 0; x < E; ++x) {
         for (int half = 0; half < 2; ++half) {
           std::memcpy(out + (2 * x + half) * half_bytes,
