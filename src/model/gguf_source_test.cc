@@ -178,6 +178,8 @@ TEST_F(GgufSourceTest, Q4_0MatricesAreRepackedLosslessly) {
   ASSERT_TRUE(v.ok());
   EXPECT_EQ(v->dtype, tensor::DType::kQ4_0);
   EXPECT_EQ((*s)->Info("model.layers.0.mlp.gate_proj.weight")->dtype_name, "Q4_0");
+  // Repacked into the source's huge-page arena, each matrix on its own pages.
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(v->data) % 4096, 0u);
   for (int r = 0; r < 3; ++r) {
     std::vector<float> want(32);
     ASSERT_TRUE(tensor::DequantizeGgmlRow(tensor::kGgmlQ4_0, reinterpret_cast<const uint8_t*>(blocks.data()) + 18 * r,
