@@ -22,24 +22,6 @@ bool IsDense(tensor::DType t) {
   return t == tensor::DType::kBF16 || t == tensor::DType::kF16 || t == tensor::DType::kF32;
 }
 
-struct Range {
-  const uint8_t* begin;
-  const uint8_t* end;
-  bool Contains(const tensor::TensorView& v) const {
-    const auto* b = static_cast<const uint8_t*>(v.data);
-    return b >= begin && b + v.SizeBytes() <= end;
-  }
-  bool Overlaps(const tensor::TensorView& v) const {
-    const auto* b = static_cast<const uint8_t*>(v.data);
-    return b < end && begin < b + v.SizeBytes();
-  }
-};
-
-Range RangeOf(const tensor::TensorView& v) {
-  const auto* b = static_cast<const uint8_t*>(v.data);
-  return {b, b + v.SizeBytes()};
-}
-
 }  // namespace
 
 std::string AlignmentReport::ToString() const {
@@ -63,7 +45,7 @@ Result<AlignmentReport> AlignStreamedMatrices(const kernels::ExecContext& exec, 
   // The ranges to move, in the order a step reads them; a matrix overlapping one already listed
   // moves with it when it lies inside it, else stays (it is read correctly wherever it is).
   struct Planned {
-    Range from;
+    ByteRange from;
     size_t offset;
   };
   std::vector<Planned> planned;
@@ -71,9 +53,9 @@ Result<AlignmentReport> AlignStreamedMatrices(const kernels::ExecContext& exec, 
   for (const tensor::TensorView* v : StreamedMatrices(w)) {
     if (!IsDense(v->dtype) || reinterpret_cast<uintptr_t>(v->data) % kLine == 0 || v->SizeBytes() == 0) continue;
     bool listed = false;
-    for (const Planned& p : planned) listed = listed || p.from.Overlaps(*v);
+    for (const Planned& p : planned) listed = listed || p.from.Overlaps(ByteRange::Of(*v));
     if (listed) continue;
-    planned.push_back({RangeOf(*v), arena_bytes});
+    planned.push_back({ByteRange::Of(*v), arena_bytes});
     arena_bytes += (v->SizeBytes() + kMatrixAlign - 1) / kMatrixAlign * kMatrixAlign;
   }
   if (planned.empty()) return report;
@@ -98,9 +80,10 @@ Result<AlignmentReport> AlignStreamedMatrices(const kernels::ExecContext& exec, 
     });
     bool still_read = false;
     for (tensor::TensorView* v : views) {
-      if (p.from.Contains(*v)) {
+      const ByteRange r = ByteRange::Of(*v);
+      if (p.from.Contains(r)) {
         v->data = to + (static_cast<const uint8_t*>(v->data) - p.from.begin);
-      } else if (p.from.Overlaps(*v)) {
+      } else if (p.from.Overlaps(r)) {
         still_read = true;  // e.g. the whole embedding beside a -tp rank's slice of it as LM head
       }
     }

@@ -72,13 +72,11 @@ class Quantizer {
   // Only where no view of the model still reads those bytes (a tied embedding's stay for the
   // gather): a reader would get the file's bytes back, without any change made in place.
   size_t ReleaseSource(const tensor::TensorView& source, const io::FileMappings& files) const {
-    const auto* begin = static_cast<const uint8_t*>(source.data);
-    const uint8_t* end = begin + source.SizeBytes();
+    const ByteRange r = ByteRange::Of(source);
     for (const tensor::TensorView* v : AllViews(*w_)) {
-      const auto* b = static_cast<const uint8_t*>(v->data);
-      if (b < end && begin < b + v->SizeBytes()) return 0;
+      if (r.Overlaps(ByteRange::Of(*v))) return 0;
     }
-    return io::ReleaseFilePages(begin, static_cast<size_t>(end - begin), files);
+    return io::ReleaseFilePages(r.begin, static_cast<size_t>(r.end - r.begin), files);
   }
 
   // int4 matrices take the layout the backend reads fastest (the same blocks either way);
@@ -143,39 +141,32 @@ Result<QuantizationReport> QuantizeModelWeights(WeightQuantization q, const kern
 }
 
 int64_t GroupInt4Matrices(const kernels::ExecContext& exec, Weights* w) {
-  struct Range {
-    const uint8_t* begin;
-    const uint8_t* end;
-  };
-  const auto range = [](const tensor::TensorView& v) {
-    const auto* p = static_cast<const uint8_t*>(v.data);
-    return Range{p, p + (p == nullptr ? 0 : v.SizeBytes())};
-  };
-  const auto overlap = [](const Range& a, const Range& b) { return a.begin < b.end && b.begin < a.end; };
   // A tied head that is the embedding itself (not a vocabulary slice of it) is regrouped with it: the
   // gather reads any int4 layout; any other view of the embedding's bytes keeps them in pairs.
   const bool tied = w->lm_head.data == w->embed.data && w->lm_head.dtype == w->embed.dtype &&
                     w->lm_head.shape == w->embed.shape;
   std::vector<tensor::TensorView*> candidates;
-  std::vector<Range> others = {range(w->ple_table)};  // bytes that must stay as they are
-  if (!tied) others.push_back(range(w->embed));
+  std::vector<ByteRange> others = {ByteRange::Of(w->ple_table)};  // bytes that must stay as they are
+  if (!tied) others.push_back(ByteRange::Of(w->embed));
   for (tensor::TensorView* v : StreamedMatrices(w)) {
     const bool fits = v->dtype == tensor::DType::kQ4_0 && v->shape.rank == 2 &&
                       kernels::Int4WeightDType(exec, v->shape) == tensor::DType::kQ4_0x16;
     if (fits) {
       candidates.push_back(v);
     } else {
-      others.push_back(range(*v));
+      others.push_back(ByteRange::Of(*v));
     }
   }
   int64_t grouped = 0;
   std::vector<uint8_t> pairs;
   for (size_t i = 0; i < candidates.size(); ++i) {
     tensor::TensorView* v = candidates[i];
-    const Range r = range(*v);
+    const ByteRange r = ByteRange::Of(*v);
     bool shared = false;
-    for (const Range& o : others) shared = shared || overlap(r, o);
-    for (size_t j = 0; j < candidates.size(); ++j) shared = shared || (j != i && overlap(r, range(*candidates[j])));
+    for (const ByteRange& o : others) shared = shared || r.Overlaps(o);
+    for (size_t j = 0; j < candidates.size(); ++j) {
+      shared = shared || (j != i && r.Overlaps(ByteRange::Of(*candidates[j])));
+    }
     if (shared) continue;
     pairs.assign(r.begin, r.end);
     tensor::GroupQ4_0Rows(pairs.data(), v->shape[0], v->shape[1], static_cast<uint8_t*>(v->data));

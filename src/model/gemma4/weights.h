@@ -6,6 +6,7 @@
 // are owned fp32 copies of 1 + w; Gemma 3 binds no layer_scalar (LayerWeights::layer_scalar = 1).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -95,5 +96,18 @@ std::vector<TensorView*> StreamedMatrices(Weights* w);
 // Every non-empty view of `w` (the streamed matrices, the embedding, the PLE table, the norms...).
 std::vector<const TensorView*> AllViews(const Weights& w);
 std::vector<TensorView*> AllViews(Weights* w);
+
+// The bytes [begin, end) a view spans, for the load-time passes that move or release a view's bytes
+// and must know which other views read them.
+struct ByteRange {
+  const uint8_t* begin = nullptr;
+  const uint8_t* end = nullptr;
+  static ByteRange Of(const TensorView& v) {
+    const auto* b = static_cast<const uint8_t*>(v.data);
+    return {b, b == nullptr ? b : b + v.SizeBytes()};
+  }
+  bool Overlaps(const ByteRange& o) const { return begin < o.end && o.begin < end; }
+  bool Contains(const ByteRange& o) const { return o.begin >= begin && o.end <= end; }
+};
 
 }  // namespace gemmad::model::gemma4
