@@ -237,6 +237,8 @@ void LinearQ8RAvx2(const int8_t* q, const float* d, int64_t n, int64_t in, const
                    int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
 void LinearQ4_0Avx2(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                     int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
+void LinearQ4_0x16Avx2(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
+                       int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
 // AVX-512 VNNI (the avx512 table's quantized Linear where the CPU has VNNI, else the AVX2 ones).
 void LinearQ8RAvx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                          int64_t o_begin, int64_t o_end, float* y, int64_t ldy);

@@ -23,7 +23,7 @@ using tensor::DType;
 using testing::OddBytes;
 using testing::View;
 
-// Tables with an x16 kernel (AVX-512 VNNI); the test passes vacuously elsewhere but for the
+// Tables with an x16 kernel (AVX-512 VNNI, AVX2); the test passes vacuously elsewhere but for the
 // regrouping checks, which need no kernel.
 template <class F>
 void ForEachX16Table(F body) {
@@ -133,6 +133,33 @@ TEST(Q4x16Parity, BatchAndRangeInvariant) {
       }
     }
   });
+}
+
+// The x16 kernels of every table (AVX-512 VNNI, AVX2) take the same steps per (token, row): exact
+// integer block sums, then one convert, the scale product and one FMA per block in order. So they
+// give the same bits, for every tile size and a range inside the groups.
+TEST(Q4x16Parity, EveryTableGivesTheSameBits) {
+  Rng rng(27);
+  const int64_t in = 1536, out = 16 * 5;
+  auto wf = testing::RandomFloats(rng, out * in, 0.05);
+  const auto w = OddBytes(reference::QuantizeRows(wf.data(), out, in, DType::kQ4_0x16));
+  for (int64_t n : {1, 2, 3, 4, 5, 8, 9}) {
+    auto x = testing::RandomFloats(rng, n * in, 3.0);
+    std::vector<int8_t> q(static_cast<size_t>(n * in));
+    std::vector<float> d(static_cast<size_t>(n * in / 32));
+    reference::QuantizeActs(x.data(), n, in, q.data(), d.data());
+    std::vector<float> first;
+    int tables = 0;
+    ForEachX16Table([&](const CpuKernelTable& t) {
+      std::vector<float> got(static_cast<size_t>(n * out), -1.0f);
+      t.linear_q4_0x16(q.data(), d.data(), n, in, w.data(), out, 3, out - 5, got.data(), out);
+      if (tables++ == 0) {
+        first = got;
+      } else {
+        ASSERT_EQ(got, first) << "n=" << n;
+      }
+    });
+  }
 }
 
 // A batch whose token side passes the per-call bound (8 MiB: 1,024 tokens at in = 65,536) runs in

@@ -185,7 +185,7 @@ const CpuKernelTable* Avx2CpuKernels() {
                                      .quantize_acts = &QuantizeActsAvx2,
                                      .linear_q8r = &LinearQ8RAvx2,
                                      .linear_q4_0 = &LinearQ4_0Avx2,
-                                     .linear_q4_0x16 = nullptr,
+                                     .linear_q4_0x16 = &LinearQ4_0x16Avx2,
                                      .linear_ggml_q8_0 = &LinearGgmlQ8_0Avx2,
                                      .linear_ggml_q5_0 = &LinearGgmlQ5_0Avx2,
                                      .linear_ggml_q4_k = &LinearGgmlQ4_KAvx2,

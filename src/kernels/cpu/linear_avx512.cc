@@ -545,7 +545,7 @@ const CpuKernelTable* Avx512CpuKernels() {
                                      .quantize_acts = &QuantizeActsAvx2,
                                      .linear_q8r = vnni ? &LinearQ8RAvx512Vnni : &LinearQ8RAvx2,
                                      .linear_q4_0 = vnni ? &LinearQ4_0Avx512Vnni : &LinearQ4_0Avx2,
-                                     .linear_q4_0x16 = vnni ? &LinearQ4_0x16Avx512Vnni : nullptr,
+                                     .linear_q4_0x16 = vnni ? &LinearQ4_0x16Avx512Vnni : &LinearQ4_0x16Avx2,
                                      .linear_ggml_q8_0 = vnni ? &LinearGgmlQ8_0Avx512Vnni : &LinearGgmlQ8_0Avx2,
                                      .linear_ggml_q5_0 = vnni ? &LinearGgmlQ5_0Avx512Vnni : &LinearGgmlQ5_0Avx2,
                                      .linear_ggml_q4_k = vnni ? &LinearGgmlQ4_KAvx512Vnni : &LinearGgmlQ4_KAvx2,
