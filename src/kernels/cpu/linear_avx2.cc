@@ -1,6 +1,7 @@
 // AVX2+FMA linear kernels (this file is compiled with -mavx2 -mfma): 8 lanes per FMA; four tokens
-// share each weight load (4x2 tiles), a lone token runs four rows at once (1x4), bf16 widened by a
-// 16-bit shift. Unaligned loads throughout.
+// share each weight load (4x2 tiles), a lone token runs four rows at once (or eight, for long bf16
+// rows where the StreamParams table asks for them), one from each part of the range; bf16 widened by
+// a 16-bit shift. Unaligned loads throughout.
 // Include no header with inline code here beyond intrinsics and the registry's declarations.
 #include <cpuid.h>
 #include <immintrin.h>
@@ -8,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/cpu/stream_prefetch.h"
 #include "kernels/registry.h"
 
 namespace gemmad::kernels {
@@ -45,38 +47,6 @@ inline float Tail(const float* x, const W* wr, int64_t from, int64_t in) {
   return s;
 }
 
-// One token against four weight rows: four independent FMA chains, so the loop streams weights
-// at memory speed instead of waiting on one chain's FMA latency.
-template <typename W>
-inline void Dot1x4(const float* x, int64_t in, const W* w0, const W* w1, const W* w2, const W* w3,
-                   float* out) {
-  __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-  // Prefetch ahead in each row's stream (see linear_avx512.cc for the distances).
-  const int64_t row_bytes = in * static_cast<int64_t>(sizeof(W));
-  const int64_t ahead = (row_bytes >= 8192 ? 4096 : 8192) / static_cast<int64_t>(sizeof(W));
-  constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(W));
-  int64_t i = 0;
-  for (; i + 8 <= in; i += 8) {
-    if (i % kLine == 0) {
-      _mm_prefetch(reinterpret_cast<const char*>(w0 + i + ahead), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(w1 + i + ahead), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(w2 + i + ahead), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(w3 + i + ahead), _MM_HINT_T0);
-    }
-    __m256 xv = Load8(x + i);
-    a0 = _mm256_fmadd_ps(xv, Load8(w0 + i), a0);
-    a1 = _mm256_fmadd_ps(xv, Load8(w1 + i), a1);
-    a2 = _mm256_fmadd_ps(xv, Load8(w2 + i), a2);
-    a3 = _mm256_fmadd_ps(xv, Load8(w3 + i), a3);
-  }
-  float r[4];
-  _mm_storeu_ps(r, Hsum4(a0, a1, a2, a3));
-  out[0] = r[0] + Tail(x, w0, i, in);
-  out[1] = r[1] + Tail(x, w1, i, in);
-  out[2] = r[2] + Tail(x, w2, i, in);
-  out[3] = r[3] + Tail(x, w3, i, in);
-}
-
 // Four tokens against two weight rows: eight chains, each weight vector widened once for four
 // tokens. out[k * 2 + r] = token k · row r.
 template <typename W>
@@ -84,7 +54,7 @@ inline void Dot4x2(const float* x, int64_t in, const W* w0, const W* w1, float* 
   __m256 a[8];
   for (auto& v : a) v = _mm256_setzero_ps();
   int64_t i = 0;
-  // The first token group streams the rows from memory: prefetch ahead as Dot1x4 does.
+  // The first token group streams the rows from memory: prefetch ahead (a fixed distance into L1).
   const int64_t row_bytes = in * static_cast<int64_t>(sizeof(W));
   const int64_t ahead = (row_bytes >= 8192 ? 4096 : 8192) / static_cast<int64_t>(sizeof(W));
   constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(W));
@@ -109,6 +79,31 @@ inline void Dot4x2(const float* x, int64_t in, const W* w0, const W* w1, float* 
   }
 }
 
+// One token against S rows w0 + s·stride (s < S), S = 4 or 8: S independent FMA chains over S
+// sequential streams (the rows of a lone token's tile come one from each of S parts of the range,
+// kernels/cpu/stream_prefetch.h RowTiles / RowStreams), prefetched as the active StreamParams say
+// (the bf16 tiles' distance and level_bf16, as the avx512 table's). Each output is reduced by Hsum4,
+// as in every other tile. out[s] = x · row s.
+template <typename W, int S>
+inline void DotRows(const float* x, int64_t in, const W* w0, int64_t stride, float* out) {
+  __m256 a[S];
+  for (auto& v : a) v = _mm256_setzero_ps();
+  const StreamParams& sp = ActiveStreamParams();
+  const int64_t ahead = AheadBytes(sp, in * static_cast<int64_t>(sizeof(W))) / static_cast<int64_t>(sizeof(W));
+  constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(W));
+  int64_t i = 0;
+  for (; i + 8 <= in; i += 8) {
+    if (i % kLine == 0) {
+      for (int r = 0; r < S; ++r) PrefetchAt(w0 + r * stride + i + ahead, sp.level_bf16);
+    }
+    const __m256 xv = Load8(x + i);
+#pragma GCC unroll 8
+    for (int r = 0; r < S; ++r) a[r] = _mm256_fmadd_ps(xv, Load8(w0 + r * stride + i), a[r]);
+  }
+  for (int r = 0; r < S; r += 4) _mm_storeu_ps(out + r, Hsum4(a[r], a[r + 1], a[r + 2], a[r + 3]));
+  for (int r = 0; r < S; ++r) out[r] += Tail(x, w0 + r * stride, i, in);
+}
+
 // One token against one row (leftover rows).
 template <typename W>
 inline float Dot1x1(const float* x, int64_t in, const W* wr) {
@@ -125,7 +120,13 @@ void LinearAvx2(const float* x, int64_t n, int64_t in, const W* w, int64_t o_beg
   // each take rows in fours. Rows are walked in blocks so that a block's weights stay in L2
   // between the token groups.
   const int64_t by_l2 = (int64_t{128} << 10) / (in * static_cast<int64_t>(sizeof(W)));
-  const int64_t row_block = by_l2 < 2 ? 2 : by_l2;
+  // A lone token reads every row once: one block, so its streams are as long as the range allows.
+  const int64_t row_block = n == 1 ? o_end - o_begin : by_l2 < 2 ? 2 : by_l2;
+  // A lone token's tiles take one row from each of S equal parts of the range (RowStreams: 4, or 8
+  // for long bf16 rows where the table says so): S long sequential streams, as on the avx512 table.
+  // The 1-3 tokens after groups of four read rows the group left in L2: four adjacent ones a tile.
+  const bool lone = n == 1;
+  const int streams = lone && sizeof(W) == 2 ? RowStreams(ActiveStreamParams(), in * 2) : 4;
   for (int64_t ob = o_begin; ob < o_end; ob += row_block) {
     const int64_t oe = ob + row_block < o_end ? ob + row_block : o_end;
     int64_t t = 0;
@@ -144,13 +145,21 @@ void LinearAvx2(const float* x, int64_t n, int64_t in, const W* w, int64_t o_beg
         for (int k = 0; k < 4; ++k) y[(t + k) * ldy + o] = Dot1x1(xt + k * in, in, w + o * in);
       }
     }
+    const int64_t q = (oe - ob) / streams;  // tiles; a lone token's tile j reads rows ob + j + k·q
+    const int64_t first = lone ? 1 : streams, step = lone ? q : 1;  // row j's offset of tile j, row k's
     for (; t < n; ++t) {
       const float* xt = x + t * in;
-      int64_t o = ob;
-      for (; o + 4 <= oe; o += 4) {
-        Dot1x4(xt, in, w + o * in, w + (o + 1) * in, w + (o + 2) * in, w + (o + 3) * in, y + t * ldy + o);
+      for (int64_t j = 0; j < q; ++j) {
+        const int64_t o = ob + j * first;
+        float r[8];
+        if (streams == 8) {
+          DotRows<W, 8>(xt, in, w + o * in, step * in, r);
+        } else {
+          DotRows<W, 4>(xt, in, w + o * in, step * in, r);
+        }
+        for (int k = 0; k < streams; ++k) y[t * ldy + o + k * step] = r[k];
       }
-      for (; o < oe; ++o) y[t * ldy + o] = Dot1x1(xt, in, w + o * in);
+      for (int64_t o = ob + streams * q; o < oe; ++o) y[t * ldy + o] = Dot1x1(xt, in, w + o * in);
     }
   }
 }
