@@ -2,7 +2,8 @@
 // the kQ8R dot products (kQ4_0: linear_q4_avx2.cc). A 32-element block is one 8-bit multiply-add: |w| (unsigned)
 // times x·sign(w) (signed) in pairs to int16 (≤ 2·127·127, no saturation), pairs summed to eight
 // int32 lanes, converted and accumulated with the block's scale by one FMA. Tiles: a lone token
-// runs four rows at once (1x4), four tokens share each weight block (4x2). Every output uses
+// runs four rows at once (1x4, one from each quarter of the range), four tokens share each weight
+// block (4x2). Every output uses
 // the same per-block FMA sequence and the registry's lane reduction, so results are
 // batch-invariant. Unaligned loads throughout.
 #include <immintrin.h>
@@ -10,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/cpu/stream_prefetch.h"
 #include "kernels/registry.h"
 
 namespace gemmad::kernels {
@@ -59,10 +61,12 @@ void Tile1x4(const int8_t* q, const float* d, int64_t nb, const uint8_t* const r
   const uint8_t* b2 = R::Blocks(rows[2]);
   const uint8_t* b3 = R::Blocks(rows[3]);
   __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-  const int64_t ahead = nb * kBlock + 4 >= 8192 ? 4096 : 8192;  // prefetch distance (linear_avx512.cc)
+  // The int8 tiles' prefetch of the active StreamParams (distance and level_int8, as on the avx512 table).
+  const StreamParams& sp = ActiveStreamParams();
+  const int64_t ahead = AheadBytesInt8(sp, nb * kBlock + 4);
   for (int64_t b = 0; b < nb; ++b) {
     if (b % 2 == 0) {
-      for (const uint8_t* bl : {b0, b1, b2, b3}) _mm_prefetch(reinterpret_cast<const char*>(bl + b * kBlock + ahead), _MM_HINT_T0);
+      for (const uint8_t* bl : {b0, b1, b2, b3}) PrefetchAt(bl + b * kBlock + ahead, sp.level_int8);
     }
     const __m256i xv = Load32(q + b * kBlock);
     const float dx = d[b];
@@ -120,7 +124,11 @@ void LinearQuant(const int8_t* q, const float* d, int64_t n, int64_t in, const u
   // Row blocks whose weights stay in L2 while every token group reads them, a multiple of the
   // tiles' two rows so that no row of a block falls to the one-row tiles.
   const int64_t by_l2 = static_cast<int64_t>((size_t{128} << 10) / stride) & ~int64_t{1};
-  const int64_t row_block = by_l2 < 2 ? 2 : by_l2;
+  // A lone token reads every row once: one block, its 1x4 tiles one row from each quarter of the range
+  // (QuarterStreams: four long sequential streams). The 1-3 tokens after groups of four read rows
+  // the group left in L2: four adjacent ones a tile.
+  const bool lone = n == 1;
+  const int64_t row_block = lone ? o_end - o_begin : by_l2 < 2 ? 2 : by_l2;
   for (int64_t ob = o_begin; ob < o_end; ob += row_block) {
     const int64_t oe = ob + row_block < o_end ? ob + row_block : o_end;
     int64_t t = 0;
@@ -143,12 +151,15 @@ void LinearQuant(const int8_t* q, const float* d, int64_t n, int64_t in, const u
     for (; t < n; ++t) {
       const int8_t* qt = q + t * in;
       const float* dt = d + t * nb;
-      int64_t o = ob;
-      for (; o + 4 <= oe; o += 4) {
-        const uint8_t* rows[4] = {row(o), row(o + 1), row(o + 2), row(o + 3)};
-        Tile1x4<R>(qt, dt, nb, rows, y + t * ldy + o);
+      const int64_t tiles = (oe - ob) / 4, first = lone ? 1 : 4, step = lone ? tiles : 1;
+      for (int64_t j = 0; j < tiles; ++j) {
+        const int64_t o = ob + j * first;
+        const uint8_t* rows[4] = {row(o), row(o + step), row(o + 2 * step), row(o + 3 * step)};
+        float r[4];
+        Tile1x4<R>(qt, dt, nb, rows, r);
+        for (int k = 0; k < 4; ++k) y[t * ldy + o + k * step] = r[k];
       }
-      for (; o < oe; ++o) y[t * ldy + o] = Tile1x1<R>(qt, dt, nb, row(o));
+      for (int64_t o = ob + 4 * tiles; o < oe; ++o) y[t * ldy + o] = Tile1x1<R>(qt, dt, nb, row(o));
     }
   }
 }
