@@ -1,13 +1,14 @@
 // FP8 Linear, AVX2 (kernels/registry.h LinearF8Fn): the AVX-512 kernel's widening (the 7 magnitude
 // bits into an fp32 exponent/mantissa scaled by 2^120, the sign to bit 31; NaN codes read as ±480)
-// 8 bytes at a time, up to 4 tokens per pass over a row; a scalar tail for rows that are not a
-// multiple of 8 long.
+// 8 bytes at a time, up to 4 tokens per pass over a row (a lone token: four rows per pass, one from
+// each quarter of the range); a scalar tail for rows that are not a multiple of 8 long.
 #include <immintrin.h>
 
 #include <algorithm>
 #include <cstring>
 
 #include "kernels/cpu/avx2_sum.h"
+#include "kernels/cpu/stream_prefetch.h"
 #include "kernels/registry.h"
 #include "tensor/dtype.h"
 #include "tensor/fp8.h"
@@ -43,11 +44,54 @@ void RowTile(const float* xq, int64_t in, const uint8_t* q, float* acc_out) {
   }
 }
 
+// One token against R rows (rows[r]'s codes at rows[r] + 4): R independent FMA chains, each row
+// summed as RowTile<1> sums it (8-wide in element order, Sum8, then the tail), so a row's result
+// does not depend on its company. Prefetched as the avx512 table's compressed-tensors tiles.
+template <int R>
+void RowsTile(const float* x, int64_t in, const uint8_t* const* rows, float* out) {
+  __m256 acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_ps();
+  const StreamParams& sp = ActiveStreamParams();
+  const int64_t ahead = AheadBytes(sp, in + 4);
+  int64_t i = 0;
+  for (; i + 8 <= in; i += 8) {
+    if (i % 64 == 0) {
+      for (int r = 0; r < R; ++r) PrefetchAt(rows[r] + sizeof(float) + i + ahead, sp.level_ct);
+    }
+    const __m256 xv = _mm256_loadu_ps(x + i);
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) acc[r] = _mm256_fmadd_ps(xv, Decode8(rows[r] + sizeof(float) + i), acc[r]);
+  }
+  for (int r = 0; r < R; ++r) {
+    float a = Sum8(acc[r]);
+    const uint8_t* q = rows[r] + sizeof(float);
+    for (int64_t j = i; j < in; ++j) a += x[j] * tensor::E4M3ToFloat(q[j]);
+    out[r] = a;
+  }
+}
+
 }  // namespace
 
 void LinearF8RAvx2(const float* xq, const float* s, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin,
                    int64_t o_end, float* y, int64_t ldy) {
   const size_t stride = tensor::RowBytes(tensor::DType::kF8R, in);
+  if (n == 1) {
+    // A lone token: four rows a tile, one from each quarter of the range (QuarterStreams: four long
+    // sequential streams, four FMA chains instead of one), the rows left over one at a time below.
+    const int64_t q = QuarterStreams(o_end - o_begin);
+    for (int64_t j = 0; j < q; ++j) {
+      const uint8_t* rows[4];
+      for (int k = 0; k < 4; ++k) rows[k] = w + static_cast<size_t>(o_begin + j + k * q) * stride;
+      float acc[4];
+      RowsTile<4>(xq, in, rows, acc);
+      for (int k = 0; k < 4; ++k) {
+        float d;
+        std::memcpy(&d, rows[k], sizeof(float));
+        y[o_begin + j + k * q] = acc[k] * d * s[0];
+      }
+    }
+    o_begin += 4 * q;
+  }
   for (int64_t o = o_begin; o < o_end; ++o) {
     const uint8_t* row = w + static_cast<size_t>(o) * stride;
     float d;
