@@ -17,18 +17,13 @@
 #include <cstdint>
 #include <cstring>
 #include <utility>
-#include <vector>
 
-#include "kernels/cpu/stream_prefetch.h"
+#include "kernels/cpu/q4x16_driver.h"
 #include "kernels/registry.h"
-#include "kernels/stream_params.h"
 
 namespace gemmad::kernels {
 namespace {
 
-constexpr int64_t kBlock = 32;
-constexpr int64_t kGroupRows = 16;
-constexpr int64_t kGroupBlockBytes = 288;  // sizeof(tensor::BlockQ4_0x16)
 constexpr int kMaxTileTokens = 4;          // 16 ymm registers: 8 split nibbles, the tile's accumulators
 
 // The token side: -8·Σx per token and block (the nibbles' over-count), out[t * nb + b].
@@ -91,10 +86,8 @@ void Tile(int64_t nb, const int8_t* q, int64_t in, const float* d, const int32_t
   }
 }
 
-using TileFn = void (*)(int64_t, const int8_t*, int64_t, const float*, const int32_t*, const uint8_t*, int64_t,
-                        PrefetchLevel, float*);
 template <size_t... I>
-constexpr std::array<TileFn, sizeof...(I)> MakeTiles(std::index_sequence<I...>) {
+constexpr std::array<Q4x16TileFn, sizeof...(I)> MakeTiles(std::index_sequence<I...>) {
   return {&Tile<static_cast<int>(I) + 1>...};
 }
 constexpr auto kTiles = MakeTiles(std::make_index_sequence<kMaxTileTokens>());  // kTiles[g - 1]: g tokens
@@ -103,41 +96,8 @@ constexpr auto kTiles = MakeTiles(std::make_index_sequence<kMaxTileTokens>());  
 
 void LinearQ4_0x16Avx2(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                        int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
-  const int64_t nb = in / kBlock, group_bytes = nb * kGroupBlockBytes;
-  // The token side is bounded (kPreparedBytes a call and thread): a longer batch runs in passes.
-  const auto pass = [&](int64_t t0, int64_t np) {
-    LinearQ4_0x16Avx2(q + t0 * in, d + t0 * nb, np, in, w, out, o_begin, o_end, y + t0 * ldy, ldy);
-  };
-  if (RunInPreparedPasses(n, nb * static_cast<int64_t>(sizeof(int32_t)), pass)) return;
-  thread_local std::vector<int32_t> bias_buf;
-  if (bias_buf.size() < static_cast<size_t>(n * nb)) bias_buf.resize(static_cast<size_t>(n * nb));
-  PrepareBias(q, n, in, bias_buf.data());
-  // As the AVX-512 kernel: a lone token's group streams take level_q4x16, a few tokens `level`.
-  const StreamParams& sp = ActiveStreamParams();
-  const int64_t ahead = AheadBytes(sp, group_bytes);
-  const PrefetchLevel level = n == 1 ? sp.level_q4x16 : sp.level;
-  // Groups touching [o_begin, o_end); rows outside the range are computed but not written.
-  const int64_t g_begin = o_begin / kGroupRows, g_end = (o_end + kGroupRows - 1) / kGroupRows;
-  // Blocks of groups whose weights (up to 128 KiB) stay in L2 while several token tiles read them.
-  const int64_t by_l2 = (int64_t{128} << 10) / group_bytes;
-  const int64_t group_block = n <= kMaxTileTokens ? g_end - g_begin : (by_l2 < 1 ? 1 : by_l2);
-  float r[kMaxTileTokens * kGroupRows];
-  for (int64_t gb = g_begin; gb < g_end; gb += group_block) {
-    const int64_t ge = gb + group_block < g_end ? gb + group_block : g_end;
-    for (int64_t t = 0, k = 0; t < n; t += k) {
-      k = n - t < kMaxTileTokens ? n - t : kMaxTileTokens;
-      const TileFn tile = kTiles[static_cast<size_t>(k - 1)];
-      for (int64_t g = gb; g < ge; ++g) {
-        tile(nb, q + t * in, in, d + t * nb, bias_buf.data() + t * nb, w + g * group_bytes, ahead, level, r);
-        const int64_t lo = g * kGroupRows < o_begin ? o_begin : g * kGroupRows;
-        const int64_t hi = (g + 1) * kGroupRows > o_end ? o_end : (g + 1) * kGroupRows;
-        for (int64_t i = 0; i < k; ++i) {
-          std::memcpy(y + (t + i) * ldy + lo, r + i * kGroupRows + (lo - g * kGroupRows),
-                      static_cast<size_t>(hi - lo) * sizeof(float));
-        }
-      }
-    }
-  }
+  RunQ4x16<kMaxTileTokens>(&LinearQ4_0x16Avx2, kTiles.data(), &PrepareBias, q, d, n, in, w, out, o_begin,
+                           o_end, y, ldy);
 }
 
 }  // namespace gemmad::kernels
