@@ -2,7 +2,8 @@
 // share each weight load (4x2 tiles), a lone token runs four rows at once (or eight, for long bf16
 // rows where the StreamParams table asks for them), one from each part of the range; bf16 widened by
 // a 16-bit shift. Unaligned loads throughout.
-// Include no header with inline code here beyond intrinsics and the registry's declarations.
+// Include no header with inline code here beyond intrinsics, the registry's declarations and the
+// internal-linkage helpers for ISA files (kernels/cpu/stream_prefetch.h).
 #include <cpuid.h>
 #include <immintrin.h>
 

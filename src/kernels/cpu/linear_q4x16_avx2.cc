@@ -9,8 +9,9 @@
 // int32: the exact Σ q·x of the row's block, to which the -8·Σx over-count of the unsigned nibbles is
 // added. Then, per row, the steps of the AVX-512 kernel: one convert, the product d_w·d_x and one
 // FMA per block in order, so every (token, row) output is the same float as there, in every tile
-// and range (batch- and range-invariant). Tiles: 1..4 tokens × one group. Include no header with
-// inline code beyond intrinsics and the registry's declarations.
+// and range (batch- and range-invariant). Tiles: 1..4 tokens × one group, run by
+// q4x16_driver.h. Include no header with inline code beyond intrinsics, the registry's declarations
+// and the internal-linkage helpers for ISA files (q4x16_driver.h, stream_prefetch.h).
 #include <immintrin.h>
 
 #include <array>

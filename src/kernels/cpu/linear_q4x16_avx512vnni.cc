@@ -9,8 +9,8 @@
 // the row-pair layout's 8 + 9 lane-reduction steps + 3. Every (token, row) output is one chain of
 // FMAs over the blocks in order, the same in every tile and range: results are batch- and
 // range-invariant. Tiles: N = 1..8 tokens × one group (the group's split nibbles shared by its
-// tokens). Include no header with inline code here beyond intrinsics and the registry's
-// declarations. GCC 12 reports the AVX-512 intrinsics' undefined pass-through operands as
+// tokens), run by q4x16_driver.h. Include no header with inline code here beyond intrinsics, the
+// registry's declarations and the internal-linkage helpers for ISA files (q4x16_driver.h). GCC 12 reports the AVX-512 intrinsics' undefined pass-through operands as
 // uninitialised (GCC bug 105593).
 #include "kernels/cpu/avx512_intrinsics.h"
 
