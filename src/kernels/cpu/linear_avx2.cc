@@ -114,6 +114,20 @@ inline float Dot1x1(const float* x, int64_t in, const W* wr) {
   return Hsum1(a) + Tail(x, wr, i, in);
 }
 
+// One token's rows [ob, oe) in tiles of S (stream_prefetch.h RowTiles: a lone token's tile takes one
+// row from each of S parts of the range, otherwise S adjacent rows), the rows left over one by one.
+template <typename W, int S>
+void SmallRowTiles(const float* xt, int64_t in, const W* w, bool lone, int64_t ob, int64_t oe, float* yt) {
+  RowTiles<S>(
+      lone, ob, oe,
+      [&](int64_t o, int64_t step) {
+        float r[S];
+        DotRows<W, S>(xt, in, w + o * in, step * in, r);
+        for (int k = 0; k < S; ++k) yt[o + k * step] = r[k];
+      },
+      [&](int64_t o) { yt[o] = Dot1x1(xt, in, w + o * in); });
+}
+
 template <typename W>
 void LinearAvx2(const float* x, int64_t n, int64_t in, const W* w, int64_t o_begin, int64_t o_end,
                 float* y, int64_t ldy) {
@@ -146,21 +160,12 @@ void LinearAvx2(const float* x, int64_t n, int64_t in, const W* w, int64_t o_beg
         for (int k = 0; k < 4; ++k) y[(t + k) * ldy + o] = Dot1x1(xt + k * in, in, w + o * in);
       }
     }
-    const int64_t q = (oe - ob) / streams;  // tiles; a lone token's tile j reads rows ob + j + k·q
-    const int64_t first = lone ? 1 : streams, step = lone ? q : 1;  // row j's offset of tile j, row k's
     for (; t < n; ++t) {
-      const float* xt = x + t * in;
-      for (int64_t j = 0; j < q; ++j) {
-        const int64_t o = ob + j * first;
-        float r[8];
-        if (streams == 8) {
-          DotRows<W, 8>(xt, in, w + o * in, step * in, r);
-        } else {
-          DotRows<W, 4>(xt, in, w + o * in, step * in, r);
-        }
-        for (int k = 0; k < streams; ++k) y[t * ldy + o + k * step] = r[k];
+      if (streams == 8) {
+        SmallRowTiles<W, 8>(x + t * in, in, w, lone, ob, oe, y + t * ldy);
+      } else {
+        SmallRowTiles<W, 4>(x + t * in, in, w, lone, ob, oe, y + t * ldy);
       }
-      for (int64_t o = ob + streams * q; o < oe; ++o) y[t * ldy + o] = Dot1x1(xt, in, w + o * in);
     }
   }
 }

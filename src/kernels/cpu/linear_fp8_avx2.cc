@@ -76,21 +76,28 @@ void LinearF8RAvx2(const float* xq, const float* s, int64_t n, int64_t in, const
                    int64_t o_end, float* y, int64_t ldy) {
   const size_t stride = tensor::RowBytes(tensor::DType::kF8R, in);
   if (n == 1) {
-    // A lone token: four rows a tile, one from each quarter of the range (QuarterStreams: four long
-    // sequential streams, four FMA chains instead of one), the rows left over one at a time below.
-    const int64_t q = QuarterStreams(o_end - o_begin);
-    for (int64_t j = 0; j < q; ++j) {
-      const uint8_t* rows[4];
-      for (int k = 0; k < 4; ++k) rows[k] = w + static_cast<size_t>(o_begin + j + k * q) * stride;
-      float acc[4];
-      RowsTile<4>(xq, in, rows, acc);
-      for (int k = 0; k < 4; ++k) {
-        float d;
-        std::memcpy(&d, rows[k], sizeof(float));
-        y[o_begin + j + k * q] = acc[k] * d * s[0];
-      }
-    }
-    o_begin += 4 * q;
+    // A lone token: four rows a tile, one from each quarter of the range (stream_prefetch.h RowTiles:
+    // four long sequential streams, four FMA chains instead of one), the rows left over one by one.
+    const auto row = [&](int64_t o) { return w + static_cast<size_t>(o) * stride; };
+    const auto scaled = [&](int64_t o, float acc) {
+      float d;
+      std::memcpy(&d, row(o), sizeof(float));
+      y[o] = acc * d * s[0];
+    };
+    RowTiles<4>(
+        true, o_begin, o_end,
+        [&](int64_t o, int64_t step) {
+          const uint8_t* rows[4] = {row(o), row(o + step), row(o + 2 * step), row(o + 3 * step)};
+          float acc[4];
+          RowsTile<4>(xq, in, rows, acc);
+          for (int k = 0; k < 4; ++k) scaled(o + k * step, acc[k]);
+        },
+        [&](int64_t o) {
+          float acc;
+          RowTile<1>(xq, in, row(o) + sizeof(float), &acc);
+          scaled(o, acc);
+        });
+    return;
   }
   for (int64_t o = o_begin; o < o_end; ++o) {
     const uint8_t* row = w + static_cast<size_t>(o) * stride;

@@ -84,17 +84,19 @@ void LinearI8BRAvx2(const float* x, int64_t n, int64_t in, const uint8_t* w, int
                     float* y, int64_t ldy) {
   const size_t stride = tensor::kI8BHeadBytes + static_cast<size_t>(in);
   if (n == 1) {
-    // A lone token: four rows a tile, one from each quarter of the range (QuarterStreams: four long
-    // sequential streams, four FMA chains instead of one), the rows left over one at a time below.
-    const int64_t q = QuarterStreams(o_end - o_begin);
-    for (int64_t j = 0; j < q; ++j) {
-      const uint8_t* rows[4];
-      for (int k = 0; k < 4; ++k) rows[k] = w + static_cast<size_t>(o_begin + j + k * q) * stride;
-      float out[4];
-      RowsTile<4>(x, in, rows, out);
-      for (int k = 0; k < 4; ++k) y[o_begin + j + k * q] = out[k];
-    }
-    o_begin += 4 * q;
+    // A lone token: four rows a tile, one from each quarter of the range (stream_prefetch.h RowTiles:
+    // four long sequential streams, four FMA chains instead of one), the rows left over one by one.
+    const auto row = [&](int64_t o) { return w + static_cast<size_t>(o) * stride; };
+    RowTiles<4>(
+        true, o_begin, o_end,
+        [&](int64_t o, int64_t step) {
+          const uint8_t* rows[4] = {row(o), row(o + step), row(o + 2 * step), row(o + 3 * step)};
+          float out[4];
+          RowsTile<4>(x, in, rows, out);
+          for (int k = 0; k < 4; ++k) y[o + k * step] = out[k];
+        },
+        [&](int64_t o) { RowTile<1>(x, in, row(o), y + o); });
+    return;
   }
   for (int64_t o = o_begin; o < o_end; ++o) {
     const uint8_t* row = w + static_cast<size_t>(o) * stride;

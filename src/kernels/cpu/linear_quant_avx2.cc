@@ -151,15 +151,15 @@ void LinearQuant(const int8_t* q, const float* d, int64_t n, int64_t in, const u
     for (; t < n; ++t) {
       const int8_t* qt = q + t * in;
       const float* dt = d + t * nb;
-      const int64_t tiles = (oe - ob) / 4, first = lone ? 1 : 4, step = lone ? tiles : 1;
-      for (int64_t j = 0; j < tiles; ++j) {
-        const int64_t o = ob + j * first;
-        const uint8_t* rows[4] = {row(o), row(o + step), row(o + 2 * step), row(o + 3 * step)};
-        float r[4];
-        Tile1x4<R>(qt, dt, nb, rows, r);
-        for (int k = 0; k < 4; ++k) y[t * ldy + o + k * step] = r[k];
-      }
-      for (int64_t o = ob + 4 * tiles; o < oe; ++o) y[t * ldy + o] = Tile1x1<R>(qt, dt, nb, row(o));
+      RowTiles<4>(
+          lone, ob, oe,
+          [&](int64_t o, int64_t step) {
+            const uint8_t* rows[4] = {row(o), row(o + step), row(o + 2 * step), row(o + 3 * step)};
+            float r[4];
+            Tile1x4<R>(qt, dt, nb, rows, r);
+            for (int k = 0; k < 4; ++k) y[t * ldy + o + k * step] = r[k];
+          },
+          [&](int64_t o) { y[t * ldy + o] = Tile1x1<R>(qt, dt, nb, row(o)); });
     }
   }
 }
