@@ -186,6 +186,10 @@ void LinearLut4RAvx2(const float* x, int64_t n, int64_t in, const uint8_t* w, in
                      float* y, int64_t ldy);
 void LinearLut2RAvx2(const float* x, int64_t n, int64_t in, const uint8_t* w, int64_t o_begin, int64_t o_end,
                      float* y, int64_t ldy);
+void LinearLut4RIntAvx2(const LutIntActs& k, int64_t n, int64_t in, float s, const uint8_t* w, int64_t o_begin,
+                        int64_t o_end, float* y, int64_t ldy);
+void LinearLut2RIntAvx2(const LutIntActs& k, int64_t n, int64_t in, float s, const uint8_t* w, int64_t o_begin,
+                        int64_t o_end, float* y, int64_t ldy);
 void LinearLut4RIntAvx512Vnni(const LutIntActs& k, int64_t n, int64_t in, float s, const uint8_t* w,
                               int64_t o_begin, int64_t o_end, float* y, int64_t ldy);
 void LinearLut2RIntAvx512Vnni(const LutIntActs& k, int64_t n, int64_t in, float s, const uint8_t* w,

@@ -68,7 +68,10 @@ void WriteLutHead(const LutTable& table, int value_bits, int bits, uint8_t* row)
     exact = exact && e == 0;
     f.u[i] = static_cast<uint8_t>(std::clamp<int64_t>(e, -128, 127) + 128);
   }
-  f.flags = static_cast<uint8_t>((fits ? LutByteForm::kResidual : 0) | (exact ? LutByteForm::kLinear : 0));
+  f.u_min = *std::min_element(f.u, f.u + kLutEntries);
+  const bool narrow = fits && *std::max_element(f.u, f.u + kLutEntries) - f.u_min < 32;
+  f.flags = static_cast<uint8_t>((fits ? LutByteForm::kResidual : 0) | (exact ? LutByteForm::kLinear : 0) |
+                                 (narrow ? LutByteForm::kNarrow : 0));
   std::memcpy(row + kLutFormOffset, &f, sizeof(f));
 }
 

@@ -52,14 +52,17 @@ bool LutTableOf(const float* values, int count, float unit_hint, LutTable* table
 // a byte, so Σ k·n[c] = (a - 128)·Σk + b·Σ k·c + Σ k·u[c]. b is the line through the first and
 // the last value, a the first value; `flags` says whether every remainder fits a byte (kResidual) and
 // whether they are all zero (kLinear: every symmetric int2 table, whose values -2, -1, 0, 1 times
-// bf16(s) round alike). Codes past the values (a 3-bit table in 4-bit codes) have u = 128.
+// bf16(s) round alike). Codes past the values (a 3-bit table in 4-bit codes) have u = 128. u_min is
+// the least u[c]; kNarrow says every u[c] - u_min < 32 as well, so that a kernel whose product pairs
+// must fit 16 bits (VPMADDUBSW: 2 · 31 · 128 < 2^15) can multiply u[c] - u_min and add u_min · Σk.
 struct LutByteForm {
-  static constexpr uint8_t kResidual = 1, kLinear = 2;
+  static constexpr uint8_t kResidual = 1, kLinear = 2, kNarrow = 4;
   int32_t a = 0;
   int32_t b = 0;
   uint8_t u[kLutEntries] = {};
   uint8_t flags = 0;
-  uint8_t pad[3] = {};
+  uint8_t u_min = 0;
+  uint8_t pad[2] = {};
 };
 static_assert(sizeof(LutByteForm) == 28 && kLutFormOffset + sizeof(LutByteForm) == kLutHeadBytes);
 

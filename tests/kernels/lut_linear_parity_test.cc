@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -354,6 +355,95 @@ TEST(LutParity, StaticInt8RoundsHalfToEvenAndClamps) {
       ASSERT_EQ(y[static_cast<size_t>(o)], s * k) << kt.name << " o=" << o;
     }
   });
+}
+
+// The integer kernels sum exactly and round once: y = float(Σ k · n[c]) · (s · unit), the sum an
+// exact integer. Rows of every form: a 2-bit line and a 2-bit table that is not one, 4-bit remainders
+// within 31 of each other (kNarrow), wider ones that still fit a byte (kResidual), and a table far from
+// any line (neither). The avx2 table gives that for every row (its byte path or its element sum); the
+// avx512 table's VNNI kernel for the rows its byte path takes (kLinear, kResidual), where the two
+// tables therefore agree bit for bit; its other rows meet fp32 every 256 pairs (the parity above).
+TEST(LutParity, StaticInt8IntegerKernelsSumExactly) {
+  Rng rng(12);
+  for (int bits : {4, 2}) {
+    const int64_t g = tensor::LutGroupElements(bits);
+    for (int64_t in : {g, 3 * g, 4 * g, 7 * g, 8192 + 3 * g}) {
+      const int64_t out = 13;
+      const DType t = tensor::LutDType(bits);
+      const size_t stride = tensor::RowBytes(t, in);
+      std::vector<uint8_t> w(stride * static_cast<size_t>(out));
+      std::vector<std::vector<uint8_t>> codes(static_cast<size_t>(out));
+      std::vector<tensor::LutTable> tables(static_cast<size_t>(out));
+      std::set<int> forms;
+      for (int64_t o = 0; o < out; ++o) {
+        tensor::LutTable& table = tables[static_cast<size_t>(o)];
+        table.unit = static_cast<float>(static_cast<double>(rng.Next() % 1000 + 1) * 1e-5);
+        const int count = 1 << bits, form = static_cast<int>(o % 4);
+        const int64_t step = static_cast<int64_t>(rng.Next() % 300) + 1;
+        const int64_t spread = form == 0 ? 0 : form == 1 ? 12 : form == 2 ? 100 : 20000;
+        for (int c = 0; c < count; ++c) {
+          const int64_t e = c == 0 || c == count - 1 || spread == 0
+                                ? 0
+                                : static_cast<int64_t>(rng.Next() % static_cast<uint64_t>(2 * spread + 1)) - spread;
+          table.n[c] = static_cast<int16_t>(std::clamp<int64_t>(step * (c - count / 2) + e, -32767, 32767));
+        }
+        auto& u = codes[static_cast<size_t>(o)];
+        u.resize(static_cast<size_t>(in));
+        for (auto& c : u) c = static_cast<uint8_t>(rng.Next() % static_cast<uint64_t>(count));
+        tensor::WriteLutRow(table, bits, bits, u.data(), in, w.data() + static_cast<size_t>(o) * stride);
+        forms.insert(tensor::LutRowForm(w.data() + static_cast<size_t>(o) * stride).flags);
+      }
+      // Every form is there: 4 bits narrow (kResidual | kNarrow), only kResidual, neither; 2 bits a line.
+      if (bits == 4) {
+        EXPECT_TRUE(forms.count(tensor::LutByteForm::kResidual | tensor::LutByteForm::kNarrow));
+        EXPECT_TRUE(forms.count(tensor::LutByteForm::kResidual));
+        EXPECT_TRUE(forms.count(0));
+      } else {
+        EXPECT_TRUE(forms.count(tensor::LutByteForm::kResidual | tensor::LutByteForm::kLinear | tensor::LutByteForm::kNarrow));
+        EXPECT_TRUE(forms.count(0));
+      }
+      for (int64_t n : {1, 3, 4, 5}) {
+        auto x = testing::RandomFloats(rng, n * in, 2.0);
+        const float s = 0.0125f;
+        std::vector<float> want(static_cast<size_t>(n * out));
+        for (int64_t tk = 0; tk < n; ++tk) {
+          for (int64_t o = 0; o < out; ++o) {
+            int64_t total = 0;
+            for (int64_t i = 0; i < in; ++i) {
+              const float k = std::clamp(std::nearbyint(x[static_cast<size_t>(tk * in + i)] / s), -128.0f, 127.0f);
+              total += static_cast<int64_t>(k) * tables[static_cast<size_t>(o)].n[codes[static_cast<size_t>(o)][i]];
+            }
+            want[static_cast<size_t>(tk * out + o)] =
+                static_cast<float>(total) * (s * tables[static_cast<size_t>(o)].unit);
+          }
+        }
+        tensor::TensorView xv{x.data(), DType::kF32, tensor::Shape{n, in}};
+        tensor::TensorView wv{w.data(), t, tensor::Shape{out, in}};
+        ThreadPool pool(2);
+        int checked = 0;
+        testing::ForEachKernelTable([&](const CpuKernelTable& table) {
+          if ((bits == 2 ? table.linear_lut2r_int : table.linear_lut4r_int) == nullptr) return;
+          std::vector<float> got(want.size());
+          LinearStaticInt8({&pool}, xv, s, wv, tensor::TensorView{got.data(), DType::kF32, tensor::Shape{n, out}});
+          for (int64_t o = 0; o < out; ++o) {
+            const uint8_t flags = tensor::LutRowForm(w.data() + static_cast<size_t>(o) * stride).flags;
+            const bool byte_row = (flags & (bits == 2 ? tensor::LutByteForm::kLinear : tensor::LutByteForm::kResidual)) != 0;
+            if (table.name != "avx2" && !byte_row) continue;
+            for (int64_t tk = 0; tk < n; ++tk) {
+              const size_t i = static_cast<size_t>(tk * out + o);
+              ASSERT_EQ(got[i], want[i]) << table.name << " bits=" << bits << " in=" << in << " n=" << n << " o=" << o
+                                         << " flags=" << int{flags};
+              ++checked;
+            }
+          }
+        });
+        const auto tables_here = SupportedCpuKernelTables();
+        if (std::any_of(tables_here.begin(), tables_here.end(), [](const CpuKernelTable* k) { return k->name == "avx2"; })) {
+          EXPECT_GE(checked, n * out);  // every row on the avx2 table
+        }
+      }
+    }
+  }
 }
 
 // LinearStaticInt8Many gives each weight exactly what LinearStaticInt8 gives it alone: int4 and
