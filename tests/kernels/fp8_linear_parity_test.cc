@@ -116,6 +116,39 @@ TEST(Fp8Parity, LinearOddSizesMisaligned) {
   }
 }
 
+// Every code widens exactly, in each of a kernel's paths (16, 8 and scalar-tail positions, a lone
+// token and a batch): with x one-hot at element i, row o's output is its code's value times d · s,
+// the bits of E4M3ToFloat(code) · d · s (every code but the two NaNs, which checkpoints do not hold).
+TEST(Fp8Parity, EveryCodeWidensExactly) {
+  const int64_t in = 27, out = 256;  // elements 0-15 a 16-code step, 16-23 an 8-code one, 24-26 the tail
+  const size_t stride = tensor::RowBytes(DType::kF8R, in);
+  std::vector<uint8_t> w(stride * out);
+  for (int64_t o = 0; o < out; ++o) {
+    const float d = 1.0f + static_cast<float>(o % 5) * 0.25f;
+    std::memcpy(w.data() + o * stride, &d, 4);
+    for (int64_t i = 0; i < in; ++i) w[o * stride + 4 + i] = static_cast<uint8_t>(o);
+  }
+  for (int64_t n : {1, 2}) {
+    for (int64_t i : {0, 5, 15, 16, 23, 24, 26}) {
+      std::vector<float> xq(static_cast<size_t>(n * in), 0.0f), s(static_cast<size_t>(n), 0.5f);
+      for (int64_t t = 0; t < n; ++t) xq[t * in + i] = 1.0f;
+      ForEachF8Kernel([&](const std::string& name, LinearF8Fn f8) {
+        std::vector<float> y(static_cast<size_t>(n * out));
+        f8(xq.data(), s.data(), n, in, w.data(), 0, out, y.data(), out);
+        for (int64_t o = 0; o < out; ++o) {
+          if ((o & 0x7F) == 0x7F) continue;
+          float d;
+          std::memcpy(&d, w.data() + o * stride, 4);
+          const float v = tensor::E4M3ToFloat(static_cast<uint8_t>(o));
+          for (int64_t t = 0; t < n; ++t) {
+            ASSERT_EQ(y[t * out + o], v * d * s[t]) << name << " code " << o << " at " << i << " n=" << n;
+          }
+        }
+      });
+    }
+  }
+}
+
 // Long rows on a table with eight long-row streams (AMD Zen's row): a lone token reads eight rows
 // side by side (LongRowStreams in linear_fp8_avx512bf16.cc), and every (token, row) result is the
 // same bits as with four streams and as token 0 of a batch.
