@@ -44,12 +44,23 @@ struct ByteRow {
   float scale = 0;   // s · unit
 };
 
+// The head's fields read in place (a copy of the whole LutByteForm costs a zeroing and a store-forward
+// stall per row).
+template <typename V>
+inline V HeadField(const uint8_t* row, size_t offset) {
+  V v;
+  std::memcpy(&v, row + tensor::kLutFormOffset + offset, sizeof(v));
+  return v;
+}
+
 inline ByteRow ReadByteRow(const uint8_t* row, int bits, float s) {
-  const tensor::LutByteForm f = tensor::LutRowForm(row);
+  using tensor::LutByteForm;
+  const auto a = HeadField<int32_t>(row, offsetof(LutByteForm, a));
+  const auto b = HeadField<int32_t>(row, offsetof(LutByteForm, b));
+  const auto u_min = HeadField<uint8_t>(row, offsetof(LutByteForm, u_min));
   float unit;
   std::memcpy(&unit, row + tensor::kLutUnitOffset, sizeof(unit));
-  return {row + tensor::kLutHeadBytes, int64_t{f.a} - (bits == 4 ? 128 - int64_t{f.u_min} : 0), int64_t{f.b},
-          s * unit};
+  return {row + tensor::kLutHeadBytes, int64_t{a} - (bits == 4 ? 128 - int64_t{u_min} : 0), int64_t{b}, s * unit};
 }
 
 // Whether row takes the byte kernel: a 2-bit line, or 4-bit narrow remainders; in past 2^20 elements
@@ -62,9 +73,10 @@ inline bool IsByteRow(const uint8_t* row, int64_t in) {
 
 // The remainders less u_min (below 32) as a VPSHUFB table in both 128-bit lanes.
 inline __m256i NarrowTable(const uint8_t* row) {
-  const tensor::LutByteForm f = tensor::LutRowForm(row);
-  const __m128i u = _mm_sub_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(f.u)), _mm_set1_epi8(static_cast<char>(f.u_min)));
-  return _mm256_broadcastsi128_si256(u);
+  using tensor::LutByteForm;
+  const __m128i u = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + tensor::kLutFormOffset + offsetof(LutByteForm, u)));
+  return _mm256_broadcastsi128_si256(
+      _mm_sub_epi8(u, _mm_set1_epi8(static_cast<char>(HeadField<uint8_t>(row, offsetof(LutByteForm, u_min))))));
 }
 
 // The code bytes of rows[r] from byte 32·q on (16 zero-extended where the row ends there).
