@@ -399,7 +399,8 @@ TEST(LutParity, StaticInt8IntegerKernelsSumExactly) {
         EXPECT_TRUE(forms.count(tensor::LutByteForm::kResidual));
         EXPECT_TRUE(forms.count(0));
       } else {
-        EXPECT_TRUE(forms.count(tensor::LutByteForm::kResidual | tensor::LutByteForm::kLinear | tensor::LutByteForm::kNarrow));
+        using F = tensor::LutByteForm;
+        EXPECT_TRUE(forms.count(F::kResidual | F::kLinear | F::kNarrow));
         EXPECT_TRUE(forms.count(0));
       }
       for (int64_t n : {1, 3, 4, 5}) {
@@ -427,7 +428,8 @@ TEST(LutParity, StaticInt8IntegerKernelsSumExactly) {
           LinearStaticInt8({&pool}, xv, s, wv, tensor::TensorView{got.data(), DType::kF32, tensor::Shape{n, out}});
           for (int64_t o = 0; o < out; ++o) {
             const uint8_t flags = tensor::LutRowForm(w.data() + static_cast<size_t>(o) * stride).flags;
-            const bool byte_row = (flags & (bits == 2 ? tensor::LutByteForm::kLinear : tensor::LutByteForm::kResidual)) != 0;
+            const uint8_t byte_flag = bits == 2 ? tensor::LutByteForm::kLinear : tensor::LutByteForm::kResidual;
+            const bool byte_row = (flags & byte_flag) != 0;
             if (table.name != "avx2" && !byte_row) continue;
             for (int64_t tk = 0; tk < n; ++tk) {
               const size_t i = static_cast<size_t>(tk * out + o);
@@ -438,7 +440,8 @@ TEST(LutParity, StaticInt8IntegerKernelsSumExactly) {
           }
         });
         const auto tables_here = SupportedCpuKernelTables();
-        if (std::any_of(tables_here.begin(), tables_here.end(), [](const CpuKernelTable* k) { return k->name == "avx2"; })) {
+        const auto is_avx2 = [](const CpuKernelTable* k) { return k->name == "avx2"; };
+        if (std::any_of(tables_here.begin(), tables_here.end(), is_avx2)) {
           EXPECT_GE(checked, n * out);  // every row on the avx2 table
         }
       }

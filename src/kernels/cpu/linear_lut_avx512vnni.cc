@@ -289,11 +289,9 @@ template <int B>
 void LinearLutInt(const LutIntActs& k, int64_t n, int64_t in, float s, const uint8_t* w, int64_t o_begin,
                   int64_t o_end, float* y, int64_t ldy) {
   const size_t stride = tensor::LutRowBytes(B, in);
-  int64_t t0 = 0;
-  if (n > 1) {
-    for (; t0 + 4 <= n; t0 += 4) RunTokens<B, 4>(k, t0, in, s, w, stride, o_begin, o_end, y, ldy);
-  }
-  for (; t0 < n; ++t0) RunTokens<B, 1>(k, t0, in, s, w, stride, o_begin, o_end, y, ldy);
+  TokenGroups(
+      n, [&](int64_t t0) { RunTokens<B, 4>(k, t0, in, s, w, stride, o_begin, o_end, y, ldy); },
+      [&](int64_t t0) { RunTokens<B, 1>(k, t0, in, s, w, stride, o_begin, o_end, y, ldy); });
 }
 
 }  // namespace

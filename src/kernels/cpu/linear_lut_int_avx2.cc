@@ -12,9 +12,10 @@
 // VPMADDWD widens it into int32. Per 32 code bytes and row, 2 bits: 3 shifts, 4 masks, 4 VPMADDUBSW;
 // 4 bits: 1 shift, 2 masks, 2 VPSHUFB for the remainders, 4 VPMADDUBSW. Every row whose table is not
 // of that form (a 2-bit table that is not a line, 4-bit remainders wider than 31, rows past 2^20
-// elements) sums its table entries one element at a time, in int64. Every sum is the exact integer, rounded once and scaled by s · unit, so each row's result
-// is the same in every batch and tile, and equal to the avx512 table's VNNI kernel wherever that
-// kernel takes its byte path (the same integer, the same rounding).
+// elements) sums its table entries one element at a time, in int64. Every sum is the exact integer,
+// rounded once and scaled by s · unit, so each row's result is the same in every batch and tile, and
+// equal to the avx512 table's VNNI kernel wherever that kernel takes its byte path (the same integer,
+// the same rounding).
 #include <immintrin.h>
 
 #include <cstddef>
@@ -74,7 +75,8 @@ inline bool IsByteRow(const uint8_t* row, int64_t in) {
 // The remainders less u_min (below 32) as a VPSHUFB table in both 128-bit lanes.
 inline __m256i NarrowTable(const uint8_t* row) {
   using tensor::LutByteForm;
-  const __m128i u = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + tensor::kLutFormOffset + offsetof(LutByteForm, u)));
+  const uint8_t* u_at = row + tensor::kLutFormOffset + offsetof(LutByteForm, u);
+  const __m128i u = _mm_loadu_si128(reinterpret_cast<const __m128i*>(u_at));
   return _mm256_broadcastsi128_si256(
       _mm_sub_epi8(u, _mm_set1_epi8(static_cast<char>(HeadField<uint8_t>(row, offsetof(LutByteForm, u_min))))));
 }
@@ -229,11 +231,9 @@ template <int B>
 void LinearLutInt(const LutIntActs& k, int64_t n, int64_t in, float s, const uint8_t* w, int64_t o_begin,
                   int64_t o_end, float* y, int64_t ldy) {
   const size_t stride = tensor::LutRowBytes(B, in);
-  int64_t t0 = 0;
-  if (n > 1) {
-    for (; t0 + 4 <= n; t0 += 4) RunTokens<B, 4>(k, t0, in, s, w, stride, o_begin, o_end, y, ldy);
-  }
-  for (; t0 < n; ++t0) RunTokens<B, 1>(k, t0, in, s, w, stride, o_begin, o_end, y, ldy);
+  TokenGroups(
+      n, [&](int64_t t0) { RunTokens<B, 4>(k, t0, in, s, w, stride, o_begin, o_end, y, ldy); },
+      [&](int64_t t0) { RunTokens<B, 1>(k, t0, in, s, w, stride, o_begin, o_end, y, ldy); });
 }
 
 }  // namespace

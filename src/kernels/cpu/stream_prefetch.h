@@ -1,5 +1,6 @@
 // The batch-1 kernels' software prefetch under the active StreamParams (kernels/stream_params.h),
-// and the bound on the few-token tiles' prepared token side.
+// the row and token orders of the tiles (RowTiles, TokenGroups), and the bound on the few-token
+// tiles' prepared token side.
 // Included by ISA-specific translation units: everything here has internal linkage (an unnamed
 // namespace), so each file keeps its own copy compiled with its own flags and the linker never
 // picks one file's AVX-512 copy for another's callers. Intrinsics only, no library code.
@@ -59,6 +60,18 @@ inline void RowTiles(bool lone, int64_t o_begin, int64_t o_end, Full&& full, One
   int64_t o = o_begin + R * q;
   for (; !lone && o + R <= o_end; o += R) full(o, 1);
   for (; o < o_end; ++o) one(o);
+}
+
+// A call's tokens in groups of four (when there are several: a batch) and then one at a time:
+// four(t0) runs tokens t0 .. t0 + 3, one(t0) token t0. Tiles that are batch-invariant give every
+// token the same result in either.
+template <class Four, class One>
+inline void TokenGroups(int64_t n, Four&& four, One&& one) {
+  int64_t t0 = 0;
+  if (n > 1) {
+    for (; t0 + 4 <= n; t0 += 4) four(t0);
+  }
+  for (; t0 < n; ++t0) one(t0);
 }
 
 // How many such streams the bf16 batch-1 tile reads for rows of row_bytes: 4, or the table's
