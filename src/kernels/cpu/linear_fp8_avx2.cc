@@ -1,6 +1,7 @@
-// FP8 Linear, AVX2 (kernels/registry.h LinearF8Fn): each code widened through f16 (below), 16 bytes
-// at a time, up to 4 tokens per pass over a row (a lone token: four rows per pass, one from
-// each quarter of the range); a scalar tail for rows that are not a multiple of 8 long.
+// FP8 Linear, AVX2 (kernels/registry.h LinearF8Fn): each code widened through f16 as the AVX-512
+// kernel does (below), 16 bytes at a time, up to 4 tokens per pass over a row (a lone token: four rows
+// per pass, one from each quarter of the range); a scalar tail for rows that are not a multiple of 8
+// long.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -19,9 +20,10 @@ constexpr int kTile = 4;
 
 // The codes widen to w · 2^-8 as f16 (F16C, every AVX2 CPU has it), exactly: the sign to bit 15 and
 // the 7 magnitude bits to bits 13..7 (e4m3's exponent bias 7 against f16's 15, subnormals included;
-// NaN codes read as ±480 · 2^-8), then VCVTPH2PS: 3 integer ops per 16 codes and one conversion per
-// 8, where building the fp32 bits took 7 ops per 8. Products and sums carry the exact 2^-8 along, and
-// the row's result is multiplied back by 2^8 first, so every output is the bits the fp32 widening gave.
+// NaN codes read as ±480 · 2^-8), then VCVTPH2PS: 3 integer ops per 16 codes (a sign extension puts
+// the sign on bits 15 and 14, the mask clears 14) and one conversion per 8, where building the fp32
+// bits took 7 ops per 8. Products and sums carry the exact 2^-8 along, and the row's result is
+// multiplied back by 2^8 first, so every output is the bits an fp32 widening gives.
 constexpr float kUnscale = 256.0f;
 
 inline __m256i Half16(const uint8_t* p) {
