@@ -72,6 +72,20 @@ TEST(CompileBudgetTest, NestingIsBoundedInEveryFrontEnd) {
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.message();
 }
 
+// Integer keywords past int64 (a float of 2^63 or more, an unsigned past INT64_MAX) are a 400-class
+// error, never a cast out of range (found by the constrain_schema fuzz campaign, kept in its corpus as
+// regression-ubsan-minlength-float); an integral float below 2^63 still reads.
+TEST(CompileBudgetTest, IntegerKeywordsPastInt64AreRefused) {
+  for (const std::string v : {"55555555555555555555555555555555555555555555552", "18446744073709551615", "9.3e18",
+                              "1e300", "9223372036854775808"}) {
+    const Status s = CompileStatus(Spec(ConstraintKind::kJsonSchema, R"({"type":"string","minLength":)" + v + "}"), {});
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << v;
+    EXPECT_NE(s.message().find("must be a non-negative integer below 2^63"), std::string::npos) << s.message();
+  }
+  EXPECT_TRUE(CompileStatus(Spec(ConstraintKind::kJsonSchema, R"({"type":"string","minLength":2.0})"), {}).ok());
+  EXPECT_TRUE(CompileStatus(Spec(ConstraintKind::kJsonSchema, R"({"type":"array","maxItems":3})"), {}).ok());
+}
+
 TEST(CompileBudgetTest, TimeAndMemoryAreBounded) {
   const ConstraintSpec wide = Spec(ConstraintKind::kJsonSchema, WideSchema(60));
   EXPECT_TRUE(CompileStatus(wide, {}).ok());

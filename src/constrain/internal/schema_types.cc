@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 
 #include "constrain/internal/schema_compiler.h"
 
@@ -18,11 +20,14 @@ Status Err(const std::string& path, const std::string& msg) {
 Result<int64_t> NonNegInt(const SchemaJson& s, const char* key, const std::string& path, int64_t dflt) {
   if (!s.contains(key)) return dflt;
   const SchemaJson& v = s[key];
-  if (v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0)) return v.get<int64_t>();
-  if (v.is_number_float() && v.get<double>() >= 0 && v.get<double>() == static_cast<double>(static_cast<int64_t>(v.get<double>()))) {
-    return static_cast<int64_t>(v.get<double>());
+  // Values past int64 (a huge unsigned, or a float of 2^63 or more) are refused before any cast.
+  if (v.is_number_unsigned() && v.get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX)) return v.get<int64_t>();
+  if (v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() >= 0) return v.get<int64_t>();
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (d >= 0 && d < 0x1p63 && d == std::floor(d)) return static_cast<int64_t>(d);
   }
-  return Err(path + "/" + key, fmt::format("must be a non-negative integer, got {}", v.dump()));
+  return Err(path + "/" + key, fmt::format("must be a non-negative integer below 2^63, got {}", v.dump()));
 }
 
 int CompareDecimal(const Decimal& a, const Decimal& b) {
