@@ -86,6 +86,17 @@ TEST(CompileBudgetTest, IntegerKeywordsPastInt64AreRefused) {
   EXPECT_TRUE(CompileStatus(Spec(ConstraintKind::kJsonSchema, R"({"type":"array","maxItems":3})"), {}).ok());
 }
 
+// allOf over a branch whose "properties" is not an object is an error, not a thrown iterator
+// exception (found by the constrain_schema fuzz campaign; regression-allof-properties-false).
+TEST(CompileBudgetTest, AllOfWithPropertiesNotAnObjectIsRefused) {
+  const Status s = CompileStatus(
+      Spec(ConstraintKind::kJsonSchema,
+           R"({"allOf":[{"type":"object","properties":{"a":{"type":"string"}}},{"properties":false}]})"),
+      {});
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.message();
+  EXPECT_NE(s.message().find("properties: must be an object"), std::string::npos) << s.message();
+}
+
 TEST(CompileBudgetTest, TimeAndMemoryAreBounded) {
   const ConstraintSpec wide = Spec(ConstraintKind::kJsonSchema, WideSchema(60));
   EXPECT_TRUE(CompileStatus(wide, {}).ok());

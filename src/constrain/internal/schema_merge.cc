@@ -66,6 +66,11 @@ Result<SchemaJson> Merge2(const SchemaJson& a, const SchemaJson& b, const std::s
 
 Status MergeProperties(const SchemaJson& a, const SchemaJson& b, SchemaJson& out, const std::string& where) {
   static const SchemaJson kEmpty = SchemaJson::object();
+  for (const SchemaJson* s : {&a, &b}) {
+    if (s->contains("properties") && !(*s)["properties"].is_object()) {
+      return InvalidArgumentError(fmt::format("at {}/properties: must be an object", where));
+    }
+  }
   const SchemaJson& pa = a.contains("properties") ? a["properties"] : kEmpty;
   const SchemaJson& pb = b.contains("properties") ? b["properties"] : kEmpty;
   const SchemaJson add_a = a.contains("additionalProperties") ? a["additionalProperties"] : SchemaJson(true);
