@@ -6,6 +6,8 @@
 // would change the output.
 #include <gtest/gtest.h>
 
+#include <future>
+
 #include "base/rng.h"
 #include "engine_test_util.h"
 #include "spec/drafter.h"
@@ -74,6 +76,8 @@ SpecRun ExpectSpecMatchesPlain(TestEngineOptions o, int count, int seed, uint32_
   }
   o.drafter = std::make_shared<CorruptedReplay>(book, o.vocab_size, corrupt_per_mille);
   o.num_speculative_tokens = k;
+  std::promise<void> release;  // the first step waits for the whole workload (see FakeRunnerConfig)
+  o.first_step_gate = release.get_future().share();
   runner::FakeRunner* fake = nullptr;
   auto engine = MakeEngine(o, &fake);
   std::vector<std::unique_ptr<RequestStream>> streams;
@@ -82,6 +86,7 @@ SpecRun ExpectSpecMatchesPlain(TestEngineOptions o, int count, int seed, uint32_
     EXPECT_TRUE(s.ok()) << s.status().ToString();
     if (s.ok()) streams.push_back(std::move(*s));
   }
+  release.set_value();
   for (size_t i = 0; i < streams.size(); ++i) {
     auto got = Collect(*streams[i]);
     EXPECT_EQ(got[0].tokens, ref[i][0].tokens) << "request " << i;

@@ -26,6 +26,7 @@ runner::FakeRunnerConfig RunnerConfig(const TestEngineOptions& o) {
   r.eos_bias = o.eos_bias;
   r.step_delay = o.step_delay;
   r.fail_at_step = o.fail_at_step;
+  r.first_step_gate = o.first_step_gate;
   r.encoder = o.encoder;
   return r;
 }

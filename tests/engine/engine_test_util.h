@@ -29,6 +29,7 @@ struct TestEngineOptions {
   uint64_t model_seed = 7;
   std::chrono::milliseconds step_delay{0};
   int64_t fail_at_step = -1;
+  std::shared_future<void> first_step_gate;  // see FakeRunnerConfig
   double iteration_timeout_s = 60.0;
   uint64_t seed = 0;
   std::shared_ptr<runner::MultimodalEncoder> encoder;  // multimodal items (none: text only)
