@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Decode streaming parameters on this machine: batch-1 Linear (bf16, int8 = Q8_R, int4 = Q4_0)
+"""Decode streaming parameters on this machine: batch-1 Linear (bf16, int8 = Q8_R, int4 = Q4_0 and Q4_0x16)
 under candidate GEMMAD_STREAM settings, against the read ceiling measured beside them.
 
 Each round runs bench_roofline (1 GiB read, 1 and 2 threads, 4 KiB and huge pages) and then
@@ -32,7 +32,8 @@ DEFAULT_CANDIDATES = [
     "ahead_short=16384,ahead_long=16384,level=l2",
     "ahead_short=32768,ahead_long=16384,level=l2",
 ]
-FILTER = r"^Linear(Q8_R|Q4_0)?/e2b\.(q_full|gate_up_2x|down_2x|lm_head)/[0-9x]+/n:1/threads:[12]/cold"
+# Q4_0x16 is what --quantization int4 reads on the avx512 and avx2 tables (docs §26, §29); Q4_0 elsewhere.
+FILTER = r"^Linear(Q8_R|Q4_0|Q4_0x16)?/e2b\.(q_full|gate_up_2x|down_2x|lm_head)/[0-9x]+/n:1/threads:[12]/cold"
 GGUF_FILTER = r"^LinearGguf/e2b\.[a-z_0-9]+/[0-9x]+/n:1/threads:[12]/(Q8_0|Q5_0)/"
 GGML_K_FILTER = r"^(Q4_K|Q6_K)/e2b\.[a-z_0-9]+/[0-9x]+/n:1/threads:[12]/isa:(avx512|avx2|neon)/"
 
