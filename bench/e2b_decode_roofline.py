@@ -15,7 +15,8 @@
    (latency - time to first token) / N, which leaves out load (and the quantization's run-to-run
    jitter, which the older wall-difference method of `gemmad generate` runs folded into the step).
 3. Runs bench_roofline's 4096 MiB read-bandwidth cases (1 and 2 threads, on 4 KiB pages and on
-   transparent huge pages, best of REPS) just before and just after the timing and reports
+   transparent huge pages, the plain sequential read and the four prefetched streams a thread of
+   BM_ReadBandwidthPrefetched, best of REPS) just before and just after the timing and reports
    tokens/s x bytes/token as a percentage of the highest reading of either page kind (the host's
    bandwidth drifts by 10-20% within minutes; huge pages read ~5% faster here, and gemmad's
    quantized weights live on them while bf16 is read from the mapped files' 4 KiB pages).
@@ -179,7 +180,7 @@ def time_generate(gemmad, model, max_tokens, threads, quantization="none"):
 
 def read_bandwidth(roofline, reps):
     res = subprocess.run(
-        [roofline, "--benchmark_filter=BM_ReadBandwidth/MiB:4096/", f"--benchmark_repetitions={reps}",
+        [roofline, "--benchmark_filter=BM_ReadBandwidth(Prefetched)?/MiB:4096/", f"--benchmark_repetitions={reps}",
          "--benchmark_format=json"], stdout=subprocess.PIPE, check=True, text=True)
     best = {}  # (threads, huge pages 0|1) -> GB/s
     for b in json.loads(res.stdout)["benchmarks"]:

@@ -6,7 +6,9 @@ Usage: bench/linear_table.py LINEAR_JSON ROOFLINE_JSON [--stat best|median]
 
 Both files come from `--benchmark_out=FILE --benchmark_out_format=json` (any number of
 --benchmark_repetitions; `best` takes the highest rate per case, `median` the median).
-Ceilings: read_GB/s of BM_ReadBandwidth at 4096 MiB (1 and 2 threads) for the batch-1 columns.
+Ceilings: read_GB/s at 4096 MiB (1 and 2 threads) for the batch-1 columns, the highest of BM_ReadBandwidth
+(huge pages, else 4 KiB) and BM_ReadBandwidthPrefetched (four streams a thread, prefetched; any level and
+page kind) where the file has it.
 The batched columns (n = --batch, default 16) are the kernel's GFLOP/s (2·out·in·n per call)
 against the compute peak of the instruction its inner loop is built on, same thread count:
 bf16 (the `Linear` cases) against BM_FmaPeakAvx512 (BM_FmaPeakAvx2 where there is no AVX-512),
@@ -55,8 +57,15 @@ def main():
 
     roof = load(args.roofline_json)
     threads = (1, 2)
-    bw = {t: ceiling(roof, f"BM_ReadBandwidth/MiB:4096/threads:{t}/huge:1", "read_GB/s", args.stat)
-          or ceiling(roof, f"BM_ReadBandwidth/MiB:4096/threads:{t}/huge:0", "read_GB/s", args.stat) for t in threads}
+    def read_ceiling(t):
+        plain = (ceiling(roof, f"BM_ReadBandwidth/MiB:4096/threads:{t}/huge:1", "read_GB/s", args.stat)
+                 or ceiling(roof, f"BM_ReadBandwidth/MiB:4096/threads:{t}/huge:0", "read_GB/s", args.stat))
+        prefetched = [ceiling(roof, name, "read_GB/s", args.stat) for name in roof
+                      if name.startswith(f"BM_ReadBandwidthPrefetched/MiB:4096/threads:{t}/")]
+        readings = [v for v in [plain] + prefetched if v is not None]
+        return max(readings) if readings else None
+
+    bw = {t: read_ceiling(t) for t in threads}
     fma = {t: ceiling(roof, f"BM_FmaPeakAvx512/threads:{t}", "GFLOP/s", args.stat)
            or ceiling(roof, f"BM_FmaPeakAvx2/threads:{t}", "GFLOP/s", args.stat) for t in threads}
     vnni = {t: ceiling(roof, f"BM_VnniPeakAvx512/threads:{t}", "GOP/s", args.stat) for t in threads}
