@@ -88,6 +88,18 @@ Buffer& GetBuffer(size_t bytes, bool huge) {
   return buf;
 }
 
+// The sum of the eight accumulators' lanes.
+__attribute__((target("avx2,fma"))) float Total(__m256 a0, __m256 a1, __m256 a2, __m256 a3, __m256 a4, __m256 a5,
+                                                __m256 a6, __m256 a7) {
+  const __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
+                                 _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7)));
+  float lanes[8];
+  _mm256_storeu_ps(lanes, s);
+  float r = 0;
+  for (float v : lanes) r += v;
+  return r;
+}
+
 __attribute__((target("avx2,fma"))) float SumAvx2(const float* p, size_t n) {
   __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
   size_t i = 0;
@@ -101,12 +113,7 @@ __attribute__((target("avx2,fma"))) float SumAvx2(const float* p, size_t n) {
     a6 = _mm256_add_ps(a6, _mm256_load_ps(p + i + 48));
     a7 = _mm256_add_ps(a7, _mm256_load_ps(p + i + 56));
   }
-  __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
-                           _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7)));
-  float lanes[8];
-  _mm256_storeu_ps(lanes, s);
-  float r = 0;
-  for (float v : lanes) r += v;
+  float r = Total(a0, a1, a2, a3, a4, a5, a6, a7);
   for (; i < n; ++i) r += p[i];
   return r;
 }
@@ -136,12 +143,7 @@ __attribute__((target("avx2,fma"))) float SumStreamsAvx2(const float* p, size_t 
     a6 = _mm256_add_ps(a6, _mm256_load_ps(s3 + i));
     a7 = _mm256_add_ps(a7, _mm256_load_ps(s3 + i + 8));
   }
-  __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
-                           _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7)));
-  float lanes[8];
-  _mm256_storeu_ps(lanes, s);
-  float r = 0;
-  for (float v : lanes) r += v;
+  float r = Total(a0, a1, a2, a3, a4, a5, a6, a7);
   for (size_t i = 4 * q; i < n; ++i) r += p[i];
   return r;
 }
