@@ -15,7 +15,7 @@
 //                                      in each (level 1: prefetcht0, 2: prefetcht1), the access
 //                                      pattern of the batch-1 tiles. Where the hardware prefetchers
 //                                      alone do not keep enough lines in flight for one stream
-//                                      (an Intel Ice Lake Xeon: 10.7-11.7 GB/s a thread, while
+//                                      (an Intel Ice Lake Xeon: 10.5-12.4 GB/s a thread, while
 //                                      the tiles streamed 14-15.5) this is the higher reading: the
 //                                      read ceiling is the highest of the two benchmarks, as the
 //                                      bench scripts take it (docs/cpu-performance.md §31).
