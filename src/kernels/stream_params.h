@@ -44,6 +44,10 @@ struct StreamParams {
   // The level of the batch-1 int4 tile over rows in groups of 16 (kQ4_0x16: one sequential stream
   // per group); its few-token tiles take `level`.
   PrefetchLevel level_q4x16 = PrefetchLevel::kL1;
+  // Groups a lone token's kQ4_0x16 tile reads side by side: 1, 2 or 4 row streams in flight (each a
+  // sequential walk through its share of the groups). Every row's steps are the same whatever the
+  // choice: the outputs are the same bits.
+  int64_t q4x16_lone_groups = 4;
 };
 
 // The active parameters (the defaults above until SetStreamParams). Kernels read them once per call.

@@ -107,6 +107,13 @@ Result<StreamParams> ParseStreamParams(std::string_view spec, const StreamParams
       if (key == "level") p.level = level;
       continue;
     }
+    if (key == "q4x16_groups") {
+      if (value != "1" && value != "2" && value != "4") {
+        return InvalidArgumentError("q4x16_groups must be 1, 2 or 4, got '" + std::string(value) + "'");
+      }
+      p.q4x16_lone_groups = value[0] - '0';
+      continue;
+    }
     if (key == "long_streams") {
       if (value != "4" && value != "8") {
         return InvalidArgumentError("long_streams must be 4 or 8, got '" + std::string(value) + "'");
@@ -122,7 +129,7 @@ Result<StreamParams> ParseStreamParams(std::string_view spec, const StreamParams
     if (field == nullptr) {
       return InvalidArgumentError("unknown key '" + std::string(key) +
                                   "' (ahead_short, ahead_short_int8, ahead_long, long_row, long_streams, level, level_bf16, "
-                                  "level_int8, level_ct, level_q4x16)");
+                                  "level_int8, level_ct, level_q4x16, q4x16_groups)");
     }
     if (!ParseBytes(value, field)) {
       return InvalidArgumentError("'" + std::string(key) + "' must be a byte count up to 1M, got '" + std::string(value) + "'");
@@ -142,6 +149,7 @@ std::string FormatStreamParams(const StreamParams& p) {
   s += std::string(",level_int8=") + LevelName(p.level_int8);
   s += std::string(",level_ct=") + LevelName(p.level_ct);
   s += std::string(",level_q4x16=") + LevelName(p.level_q4x16);
+  s += ",q4x16_groups=" + std::to_string(p.q4x16_lone_groups);
   return s;
 }
 
@@ -170,6 +178,7 @@ StreamParams StreamParamsForCpu(const CpuFacts& cpu, std::string* row) {
     p.level_int8 = PrefetchLevel::kOff;
     p.level_ct = PrefetchLevel::kOff;
     p.level_q4x16 = PrefetchLevel::kOff;
+    p.q4x16_lone_groups = 1;
     p.long_row_streams = 8;
     return p;
   }

@@ -22,7 +22,7 @@ TEST(StreamParams, ParsesKeysAndKeepsTheRest) {
   EXPECT_EQ(p->level_int8, PrefetchLevel::kL2);
   EXPECT_EQ(FormatStreamParams(*p),
             "ahead_short=111,ahead_short_int8=8192,ahead_long=8192,long_row=4096,long_streams=4,level=l2,level_bf16=l2,"
-            "level_int8=l2,level_ct=l2,level_q4x16=l2");
+            "level_int8=l2,level_ct=l2,level_q4x16=l2,q4x16_groups=4");
   auto back = ParseStreamParams(FormatStreamParams(*p));
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(FormatStreamParams(*back), FormatStreamParams(*p));
@@ -56,12 +56,19 @@ TEST(StreamParams, ParsesKeysAndKeepsTheRest) {
   EXPECT_EQ(ct->level_int8, base.level_int8);
   EXPECT_EQ(ct->level_ct, PrefetchLevel::kL2);
   EXPECT_EQ(ct->level_q4x16, base.level_q4x16);
+  for (int64_t groups : {1, 2, 4}) {
+    auto g = ParseStreamParams("q4x16_groups=" + std::to_string(groups), base);
+    ASSERT_TRUE(g.ok());
+    EXPECT_EQ(g->q4x16_lone_groups, groups);
+    EXPECT_EQ(g->level_q4x16, base.level_q4x16);
+  }
 }
 
 TEST(StreamParams, RejectsWhatItCannotUse) {
   for (const char* bad : {"ahead_short", "ahead=1", "ahead_short=-1", "ahead_short=2048k", "ahead_short=1x",
                           "level=l3", "ahead_long=", "ahead_short=99999999999", "level_bf16=on",
-                          "level_int4=off", "level_ct=2", "long_streams=6", "long_streams="}) {
+                          "level_int4=off", "level_ct=2", "long_streams=6", "long_streams=", "q4x16_groups=3",
+                          "q4x16_groups=8", "q4x16_groups="}) {
     auto p = ParseStreamParams(bad);
     EXPECT_FALSE(p.ok()) << bad;
     if (!p.ok()) {
@@ -81,6 +88,7 @@ TEST(StreamParams, TableRows) {
   EXPECT_EQ(amd.level_ct, PrefetchLevel::kOff);
   EXPECT_EQ(amd.level_q4x16, PrefetchLevel::kOff);
   EXPECT_EQ(amd.long_row_streams, 8);
+  EXPECT_EQ(amd.q4x16_lone_groups, 1);
   CpuFacts xeon{"GenuineIntel", 6, "Intel(R) Xeon(R) Processor", 48 << 10, 2 << 20};
   EXPECT_EQ(FormatStreamParams(StreamParamsForCpu(xeon, &row)), FormatStreamParams(StreamParams{}));
   EXPECT_EQ(row, "Intel");

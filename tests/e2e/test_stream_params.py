@@ -42,7 +42,8 @@ def test_serve_logs_the_choice_and_refuses_an_invalid_one():
     with e2e.Server([e2e.DEFAULT_REPO], env={"GEMMAD_STREAM": "level=l2,ahead_short=8k"}, name="stream_env") as s:
         log = s.log()
     assert "decode streaming ahead_short=8192,ahead_short_int8=" in log, log
-    assert "level=l2,level_bf16=l2,level_int8=l2,level_ct=l2,level_q4x16=l2 (GEMMAD_STREAM)" in log, log
+    assert "level=l2,level_bf16=l2,level_int8=l2,level_ct=l2,level_q4x16=l2,q4x16_groups=" in log, log
+    assert "(GEMMAD_STREAM)" in log, log
     with e2e.Server([e2e.DEFAULT_REPO], name="stream_table") as s:
         log = s.log()
     assert "decode streaming ahead_short=" in log and "table row '" in log, log

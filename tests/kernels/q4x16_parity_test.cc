@@ -1,7 +1,8 @@
 // kQ4_0x16 (tensor/quant_blocks.h: kQ4_0's blocks with rows in groups of 16): the regrouping and
 // load-time quantization give kQ4_0's values byte for byte; the tables' x16 Linear against the
 // double-precision reference over odd shapes, misaligned buffers, every tile size and ranges that
-// start and end inside a group; batch and range invariance; the public Linear op with a pool.
+// start and end inside a group; batch and range invariance; a lone token's groups read side by side;
+// the public Linear op with a pool.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,6 +13,7 @@
 #include "kernels/cpu/cpu_ops.h"
 #include "kernels/ops.h"
 #include "kernels/reference/quant.h"
+#include "kernels/stream_params.h"
 #include "kernels/thread_pool.h"
 #include "parity_util.h"
 #include "tensor/q4_groups.h"
@@ -160,6 +162,46 @@ TEST(Q4x16Parity, EveryTableGivesTheSameBits) {
       }
     });
   }
+}
+
+// A lone token's tile reads 1, 2 or 4 groups side by side (StreamParams q4x16_lone_groups): the same
+// bits every way, for group counts with and without a remainder and ranges that start and end inside
+// a group, and within the reference's tolerance.
+TEST(Q4x16Parity, LoneTokenGroupsSideBySideGiveTheSameBits) {
+  Rng rng(28);
+  const StreamParams saved = ActiveStreamParams();
+  const int64_t in = 1536;
+  for (int64_t groups : {1, 2, 3, 4, 5, 7, 9, 21}) {
+    const int64_t out = 16 * groups;
+    auto wf = testing::RandomFloats(rng, out * in, 0.05);
+    const auto w = OddBytes(reference::QuantizeRows(wf.data(), out, in, DType::kQ4_0x16));
+    auto x = testing::RandomFloats(rng, in, 3.0);
+    testing::Misaligned<int8_t> q(in);
+    testing::Misaligned<float> d(in / 32);
+    reference::QuantizeActs(x.data(), 1, in, q.data(), d.data());
+    std::vector<float> want(static_cast<size_t>(out));
+    reference::LinearQuant(q.data(), d.data(), 1, in, w.data(), DType::kQ4_0x16, out, want.data());
+    ForEachX16Table([&](const CpuKernelTable& t) {
+      std::vector<float> first;
+      for (int64_t side : {1, 2, 4}) {
+        StreamParams p = saved;
+        p.q4x16_lone_groups = side;
+        SetStreamParams(p);
+        std::vector<float> got(static_cast<size_t>(out), -1.0f);
+        t.linear_q4_0x16(q.data(), d.data(), 1, in, w.data(), out, 0, out, got.data(), out);
+        for (int64_t o = 0; o < out; ++o) ASSERT_NEAR(got[o], want[o], 1e-3 * (std::fabs(want[o]) + 1)) << o;
+        if (side == 1) first = got;
+        ASSERT_EQ(got, first) << "groups=" << groups << " side=" << side;
+        std::vector<float> part(static_cast<size_t>(out), -1.0f);
+        const int64_t lo = 5, hi = out - 3;
+        t.linear_q4_0x16(q.data(), d.data(), 1, in, w.data(), out, lo, hi, part.data(), out);
+        for (int64_t o = 0; o < out; ++o) {
+          ASSERT_EQ(part[o], (o >= lo && o < hi) ? first[o] : -1.0f) << "groups=" << groups << " side=" << side;
+        }
+      }
+    });
+  }
+  SetStreamParams(saved);
 }
 
 // A batch whose token side passes the per-call bound (8 MiB: 1,024 tokens at in = 65,536) runs in

@@ -9,8 +9,8 @@
 // int32: the exact Σ q·x of the row's block, to which the -8·Σx over-count of the unsigned nibbles is
 // added. Then, per row, the steps of the AVX-512 kernel: one convert, the product d_w·d_x and one
 // FMA per block in order, so every (token, row) output is the same float as there, in every tile
-// and range (batch- and range-invariant). Tiles: 1..4 tokens × one group, run by
-// q4x16_driver.h. Include no header with inline code beyond intrinsics, the registry's declarations
+// and range (batch- and range-invariant). Tiles: 1..4 tokens × one group, and a lone token × 2 or 4
+// groups side by side (LoneTile), run by q4x16_driver.h. Include no header with inline code beyond intrinsics, the registry's declarations
 // and the internal-linkage helpers for ISA files (q4x16_driver.h, stream_prefetch.h).
 #include <immintrin.h>
 
@@ -87,6 +87,47 @@ void Tile(int64_t nb, const int8_t* q, int64_t in, const float* d, const int32_t
   }
 }
 
+// One token × G groups side by side (the first group's first block at `g`, the next ones `stride`
+// bytes apart): G row streams in flight instead of one. out[i * 16 + l] = row l of group i; each row
+// takes Tile<1>'s steps, so the same bits.
+template <int G>
+void LoneTile(int64_t nb, const int8_t* x0, const float* d, const int32_t* bias, const uint8_t* g, int64_t stride,
+              int64_t ahead, PrefetchLevel level, float* out) {
+  __m256 acc[G][2];
+  for (int i = 0; i < G; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
+  const __m256i m = _mm256_set1_epi8(15), ones = _mm256_set1_epi16(1);
+  for (int64_t b = 0; b < nb; ++b) {
+    const int8_t* x = x0 + b * kBlock;
+    const __m256 dx = _mm256_set1_ps(d[b]);
+    const __m256i start = _mm256_set1_epi32(bias[b]);
+#pragma GCC unroll 4
+    for (int i = 0; i < G; ++i) {
+      const uint8_t* blk = g + i * stride + b * kGroupBlockBytes;
+      const char* at = reinterpret_cast<const char*>(blk) + ahead;
+      for (int l = 0; l < 5; ++l) PrefetchAt(at + 64 * l, level);
+#pragma GCC unroll 2
+      for (int h = 0; h < 2; ++h) {  // rows 8h..8h+7
+        const __m256 ws = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 16 * h)));
+        __m256i s = _mm256_setzero_si256();
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; ++j) {
+          const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 32 + 64 * j + 32 * h));
+          s = _mm256_add_epi16(s, _mm256_maddubs_epi16(_mm256_and_si256(v, m), Broadcast4(x + 4 * j)));
+          s = _mm256_add_epi16(s, _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(v, 4), m),
+                                                       Broadcast4(x + 16 + 4 * j)));
+        }
+        const __m256i sum = _mm256_add_epi32(_mm256_madd_epi16(s, ones), start);
+        acc[i][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(ws, dx), acc[i][h]);
+      }
+    }
+  }
+  for (int i = 0; i < G; ++i) {
+    _mm256_storeu_ps(out + i * kGroupRows, acc[i][0]);
+    _mm256_storeu_ps(out + i * kGroupRows + 8, acc[i][1]);
+  }
+}
+constexpr Q4x16LoneFn kLoneTiles[] = {&LoneTile<2>, &LoneTile<4>};  // 2 and 4 groups
+
 template <size_t... I>
 constexpr std::array<Q4x16TileFn, sizeof...(I)> MakeTiles(std::index_sequence<I...>) {
   return {&Tile<static_cast<int>(I) + 1>...};
@@ -97,7 +138,7 @@ constexpr auto kTiles = MakeTiles(std::make_index_sequence<kMaxTileTokens>());  
 
 void LinearQ4_0x16Avx2(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                        int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
-  RunQ4x16<kMaxTileTokens>(&LinearQ4_0x16Avx2, kTiles.data(), &PrepareBias, q, d, n, in, w, out, o_begin,
+  RunQ4x16<kMaxTileTokens>(&LinearQ4_0x16Avx2, kTiles.data(), kLoneTiles, &PrepareBias, q, d, n, in, w, out, o_begin,
                            o_end, y, ldy);
 }
 

@@ -9,9 +9,10 @@
 // the row-pair layout's 8 + 9 lane-reduction steps + 3. Every (token, row) output is one chain of
 // FMAs over the blocks in order, the same in every tile and range: results are batch- and
 // range-invariant. Tiles: N = 1..8 tokens × one group (the group's split nibbles shared by its
-// tokens), run by q4x16_driver.h. Include no header with inline code here beyond intrinsics, the
-// registry's declarations and the internal-linkage helpers for ISA files (q4x16_driver.h). GCC 12 reports the AVX-512 intrinsics' undefined pass-through operands as
-// uninitialised (GCC bug 105593).
+// tokens), and a lone token × 2 or 4 groups side by side (LoneTile), run by q4x16_driver.h. Include
+// no header with inline code here beyond intrinsics, the registry's declarations and the
+// internal-linkage helpers for ISA files (q4x16_driver.h). GCC 12 reports the AVX-512 intrinsics'
+// undefined pass-through operands as uninitialised (GCC bug 105593).
 #include "kernels/cpu/avx512_intrinsics.h"
 
 #include <array>
@@ -88,6 +89,41 @@ void Tile(int64_t nb, const int8_t* q, int64_t in, const float* d, const int32_t
   for (int t = 0; t < N; ++t) _mm512_storeu_ps(out + t * kGroupRows, acc[t]);
 }
 
+// One token × G groups side by side (the first group's first block at `g`, the next ones `stride`
+// bytes apart): G row streams in flight instead of one. out[i * 16 + l] = row l of group i; each row
+// takes Tile<1>'s steps (exact integer block sums, then the same convert, product and FMA per block
+// in order), so the same bits.
+template <int G>
+void LoneTile(int64_t nb, const int8_t* x0, const float* d, const int32_t* bias, const uint8_t* g, int64_t stride,
+              int64_t ahead, PrefetchLevel level, float* out) {
+  __m512 acc[G];
+  for (int i = 0; i < G; ++i) acc[i] = _mm512_setzero_ps();
+  const __m512i m = _mm512_set1_epi8(15);
+  for (int64_t b = 0; b < nb; ++b) {
+    const int8_t* x = x0 + b * kBlock;
+    const __m512 dx = _mm512_set1_ps(d[b]);
+    const __m512i start = _mm512_set1_epi32(bias[b]);
+#pragma GCC unroll 4
+    for (int i = 0; i < G; ++i) {
+      const uint8_t* blk = g + i * stride + b * kGroupBlockBytes;
+      const char* at = reinterpret_cast<const char*>(blk) + ahead;
+      for (int l = 0; l < 5; ++l) PrefetchAt(at + 64 * l, level);
+      const __m512 ws = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk)));
+      __m512i a[4] = {start, _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; ++j) {
+        const __m512i v = _mm512_loadu_si512(blk + 32 + 64 * j);
+        a[j] = DotBroadcast(a[j], _mm512_and_si512(v, m), x + 4 * j);                              // 4j..4j+3
+        a[j] = DotBroadcast(a[j], _mm512_and_si512(_mm512_srli_epi16(v, 4), m), x + 16 + 4 * j);  // 16+4j..
+      }
+      const __m512i sum = _mm512_add_epi32(_mm512_add_epi32(a[0], a[2]), _mm512_add_epi32(a[1], a[3]));
+      acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_mul_ps(ws, dx), acc[i]);
+    }
+  }
+  for (int i = 0; i < G; ++i) _mm512_storeu_ps(out + i * kGroupRows, acc[i]);
+}
+constexpr Q4x16LoneFn kLoneTiles[] = {&LoneTile<2>, &LoneTile<4>};  // 2 and 4 groups
+
 template <size_t... I>
 constexpr std::array<Q4x16TileFn, sizeof...(I)> MakeTiles(std::index_sequence<I...>) {
   return {&Tile<static_cast<int>(I) + 1>...};
@@ -98,7 +134,7 @@ constexpr auto kTiles = MakeTiles(std::make_index_sequence<kMaxTileTokens>());  
 
 void LinearQ4_0x16Avx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                              int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
-  RunQ4x16<kMaxTileTokens>(&LinearQ4_0x16Avx512Vnni, kTiles.data(), &PrepareBias, q, d, n, in, w, out, o_begin,
+  RunQ4x16<kMaxTileTokens>(&LinearQ4_0x16Avx512Vnni, kTiles.data(), kLoneTiles, &PrepareBias, q, d, n, in, w, out, o_begin,
                            o_end, y, ldy);
 }
 
