@@ -8,6 +8,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <set>
 #include <nlohmann/json.hpp>
 
@@ -32,6 +33,33 @@ struct TinyEngineOptions {
   bool caching = true;
   int threads = 2;  // > 1: sampling of a step runs on the pool
   const kernels::Backend* backend = nullptr;  // nullptr: the CPU backend
+  // When valid, the engine's first step waits for it (a workload submitted while it is held all
+  // arrives before any request runs: tests of preemption need the whole workload in the KV at once).
+  std::shared_future<void> first_step_gate;
+};
+
+// The runner, with its first step held until `gate` is ready.
+class GatedRunner : public runner::Runner {
+ public:
+  GatedRunner(std::unique_ptr<runner::Runner> inner, std::shared_future<void> gate)
+      : inner_(std::move(inner)), gate_(std::move(gate)) {}
+  int32_t vocab_size() const override { return inner_->vocab_size(); }
+  Result<runner::StepResult> Execute(const sched::SchedulerOutput& out) override {
+    if (gate_.valid()) {
+      gate_.wait();
+      gate_ = {};
+    }
+    return inner_->Execute(out);
+  }
+  bool SupportsModality(mm::Modality modality) const override { return inner_->SupportsModality(modality); }
+  bool SetLogitsHook(runner::LogitsHook hook) override { return inner_->SetLogitsHook(std::move(hook)); }
+  bool SetTokenDrafter(std::shared_ptr<const spec::TokenDrafter> drafter, int32_t num_tokens) override {
+    return inner_->SetTokenDrafter(std::move(drafter), num_tokens);
+  }
+
+ private:
+  std::unique_ptr<runner::Runner> inner_;
+  std::shared_future<void> gate_;
 };
 
 std::string RandomCheckpoint(const std::string& preset) {
@@ -65,7 +93,9 @@ std::unique_ptr<Engine> ModelEngine(const std::string& dir, const TinyEngineOpti
   auto runner = runner::ModelRunner::Create(std::move(*model), kv, {pools.back().get(), o.backend});
   EXPECT_TRUE(runner.ok()) << runner.status().ToString();
   if (!runner.ok()) return nullptr;
-  auto engine = std::make_unique<Engine>(cfg, std::move(*runner));
+  std::unique_ptr<runner::Runner> run = std::move(*runner);
+  if (o.first_step_gate.valid()) run = std::make_unique<GatedRunner>(std::move(run), o.first_step_gate);
+  auto engine = std::make_unique<Engine>(cfg, std::move(run));
   EXPECT_TRUE(engine->Start().ok());
   return engine;
 }
@@ -97,18 +127,24 @@ void ExpectSame(const std::vector<Choice>& got, const std::vector<Choice>& want,
   }
 }
 
-// All at once on an engine configured by `o` versus each alone with ample budget and KV.
+// All at once on an engine configured by `o` versus each alone with ample budget and KV. The whole
+// workload is submitted before the first step runs (however slowly this thread submits).
 void BatchedEqualsSequential(const std::string& preset, const TinyEngineOptions& o, int64_t* preemptions) {
   const std::string dir = RandomCheckpoint(preset);
-  auto engine = ModelEngine(dir, o);
+  std::promise<void> release;
+  TinyEngineOptions gated = o;
+  gated.first_step_gate = release.get_future().share();
+  auto engine = ModelEngine(dir, gated);
   ASSERT_NE(engine, nullptr);
   auto reqs = Workload(engine->limits().vocab_size);
   std::vector<std::unique_ptr<RequestStream>> streams;
   for (auto& r : reqs) {
     auto s = engine->Submit(r);
+    if (!s.ok()) release.set_value();
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     streams.push_back(std::move(*s));
   }
+  release.set_value();
   std::vector<std::vector<Choice>> got;
   for (auto& s : streams) got.push_back(Collect(*s, std::chrono::seconds(120)));
   *preemptions = static_cast<int64_t>(engine->Metrics().num_preemptions);

@@ -1,7 +1,7 @@
 // FP8 Linear, AVX-512 (kernels/registry.h LinearF8Fn). E4M3 bytes are widened through IEEE half:
 // the 7 magnitude bits shifted left by 7 are an f16 of 1/256 the value (exponent bias 15 against
 // E4M3's 7; E4M3 subnormals land on f16 subnormals, so no special case), the sign goes to bit 15,
-// and vcvtph2ps gives 16 floats: 5 operations per 16 weights. The 2^8 goes into the row scale at the
+// and vcvtph2ps gives 16 floats: 3 integer operations and the convert per 16 weights. The 2^8 goes into the row scale at the
 // end (exact). NaN codes (0x7F, 0xFF; never in a checkpoint) read as ±480. Tiles of T tokens x R
 // rows share each decoded weight vector and each activation load: 1 x 4 rows at batch 1 (four
 // independent row streams, prefetched ahead as the other batch-1 kernels do, kernels/stream_params.h),
@@ -24,15 +24,14 @@
 namespace gemmad::kernels {
 namespace {
 
-// 16 E4M3 codes -> 16 floats of 1/256 their value.
+// 16 E4M3 codes -> 16 floats of 1/256 their value. Sign-extended to 16 bits, the code's sign fills
+// bits 7..15; shifted left by 7, the magnitude bits 6..0 land on 13..7 and the sign on 15 and 14;
+// clearing 14 leaves the f16. Three integer operations where an earlier form took five (on an Ice
+// Lake Xeon, with the convert's two micro-ops and the FMA, the two vector ports' share per 16 weights
+// went from eight to six; docs/cpu-performance.md §33).
 inline __m512 Decode16(__m128i bytes) {
-  const __m256i u = _mm256_cvtepu8_epi16(bytes);
-  const __m256i mag = _mm256_slli_epi16(u, 7);   // magnitude bits 6..0 -> 13..7 (sign lands on 14)
-  const __m256i sign = _mm256_slli_epi16(u, 8);  // sign bit 7 -> 15
-  // bits 13..0 from mag, 15..14 from sign (bit 14 of sign is the code's bit 6 shifted out: mask it).
-  const __m256i h = _mm256_ternarylogic_epi32(_mm256_set1_epi16(0x3FFF), mag,
-                                              _mm256_and_si256(sign, _mm256_set1_epi16(static_cast<short>(0x8000))),
-                                              0xCA);  // a ? b : c
+  const __m256i s = _mm256_cvtepi8_epi16(bytes);
+  const __m256i h = _mm256_and_si256(_mm256_slli_epi16(s, 7), _mm256_set1_epi16(static_cast<short>(0xBFFF)));
   return _mm512_cvtph_ps(h);
 }
 
