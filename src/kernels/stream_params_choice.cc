@@ -128,8 +128,8 @@ Result<StreamParams> ParseStreamParams(std::string_view spec, const StreamParams
                                            : nullptr;
     if (field == nullptr) {
       return InvalidArgumentError("unknown key '" + std::string(key) +
-                                  "' (ahead_short, ahead_short_int8, ahead_long, long_row, long_streams, level, level_bf16, "
-                                  "level_int8, level_ct, level_q4x16, q4x16_groups)");
+                                  "' (ahead_short, ahead_short_int8, ahead_long, long_row, long_streams, level, "
+                                  "level_bf16, level_int8, level_ct, level_q4x16, q4x16_groups)");
     }
     if (!ParseBytes(value, field)) {
       return InvalidArgumentError("'" + std::string(key) + "' must be a byte count up to 1M, got '" + std::string(value) + "'");

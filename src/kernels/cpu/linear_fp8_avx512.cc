@@ -1,12 +1,13 @@
 // FP8 Linear, AVX-512 (kernels/registry.h LinearF8Fn). E4M3 bytes are widened through IEEE half:
 // the 7 magnitude bits shifted left by 7 are an f16 of 1/256 the value (exponent bias 15 against
 // E4M3's 7; E4M3 subnormals land on f16 subnormals, so no special case), the sign goes to bit 15,
-// and vcvtph2ps gives 16 floats: 3 integer operations and the convert per 16 weights. The 2^8 goes into the row scale at the
-// end (exact). NaN codes (0x7F, 0xFF; never in a checkpoint) read as ±480. Tiles of T tokens x R
-// rows share each decoded weight vector and each activation load: 1 x 4 rows at batch 1 (four
-// independent row streams, prefetched ahead as the other batch-1 kernels do, kernels/stream_params.h),
-// 4 x 2 above. Every (token, row) sums in one accumulator over 16-wide steps in the same order with
-// a masked tail, then one horizontal add, whatever the tile: results are batch- and range-invariant.
+// and vcvtph2ps gives 16 floats: 3 integer operations and the convert per 16 weights. The 2^8 goes
+// into the row scale at the end (exact). NaN codes (0x7F, 0xFF; never in a checkpoint) read as ±480.
+// Tiles of T tokens x R rows share each decoded weight vector and each activation load: 1 x 4 rows at
+// batch 1 (four independent row streams, prefetched ahead as the other batch-1 kernels do,
+// kernels/stream_params.h), 4 x 2 above. Every (token, row) sums in one accumulator over 16-wide
+// steps in the same order with a masked tail, then one horizontal add, whatever the tile: results are
+// batch- and range-invariant.
 #include <immintrin.h>
 
 // GCC 12 warns on the AVX-512 intrinsics' internal _mm512_undefined_* (a known false positive,

@@ -10,8 +10,9 @@
 // added. Then, per row, the steps of the AVX-512 kernel: one convert, the product d_w·d_x and one
 // FMA per block in order, so every (token, row) output is the same float as there, in every tile
 // and range (batch- and range-invariant). Tiles: 1..4 tokens × one group, and a lone token × 2 or 4
-// groups side by side (LoneTile), run by q4x16_driver.h. Include no header with inline code beyond intrinsics, the registry's declarations
-// and the internal-linkage helpers for ISA files (q4x16_driver.h, stream_prefetch.h).
+// groups side by side (LoneTile), run by q4x16_driver.h. Include no header with inline code beyond
+// intrinsics, the registry's declarations and the internal-linkage helpers for ISA files
+// (q4x16_driver.h, stream_prefetch.h).
 #include <immintrin.h>
 
 #include <array>
@@ -58,8 +59,7 @@ void Tile(int64_t nb, const int8_t* q, int64_t in, const float* d, const int32_t
   const __m256i m = _mm256_set1_epi8(15), ones = _mm256_set1_epi16(1);
   for (int64_t b = 0; b < nb; ++b) {
     const uint8_t* blk = g + b * kGroupBlockBytes;
-    const char* at = reinterpret_cast<const char*>(blk) + ahead;
-    for (int l = 0; l < 5; ++l) PrefetchAt(at + 64 * l, level);
+    PrefetchBlock(blk, ahead, level);
 #pragma GCC unroll 2
     for (int h = 0; h < 2; ++h) {  // rows 8h..8h+7
       const __m256 ws = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 16 * h)));
@@ -103,8 +103,7 @@ void LoneTile(int64_t nb, const int8_t* x0, const float* d, const int32_t* bias,
 #pragma GCC unroll 4
     for (int i = 0; i < G; ++i) {
       const uint8_t* blk = g + i * stride + b * kGroupBlockBytes;
-      const char* at = reinterpret_cast<const char*>(blk) + ahead;
-      for (int l = 0; l < 5; ++l) PrefetchAt(at + 64 * l, level);
+      PrefetchBlock(blk, ahead, level);
 #pragma GCC unroll 2
       for (int h = 0; h < 2; ++h) {  // rows 8h..8h+7
         const __m256 ws = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 16 * h)));

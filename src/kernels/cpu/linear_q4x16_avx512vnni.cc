@@ -59,8 +59,7 @@ void Tile(int64_t nb, const int8_t* q, int64_t in, const float* d, const int32_t
   const __m512i m = _mm512_set1_epi8(15);
   for (int64_t b = 0; b < nb; ++b) {
     const uint8_t* blk = g + b * kGroupBlockBytes;
-    const char* at = reinterpret_cast<const char*>(blk) + ahead;
-    for (int l = 0; l < 5; ++l) PrefetchAt(at + 64 * l, level);
+    PrefetchBlock(blk, ahead, level);
     const __m512 ws = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk)));
     __m512i w[8];
     for (int j = 0; j < 4; ++j) {
@@ -106,8 +105,7 @@ void LoneTile(int64_t nb, const int8_t* x0, const float* d, const int32_t* bias,
 #pragma GCC unroll 4
     for (int i = 0; i < G; ++i) {
       const uint8_t* blk = g + i * stride + b * kGroupBlockBytes;
-      const char* at = reinterpret_cast<const char*>(blk) + ahead;
-      for (int l = 0; l < 5; ++l) PrefetchAt(at + 64 * l, level);
+      PrefetchBlock(blk, ahead, level);
       const __m512 ws = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk)));
       __m512i a[4] = {start, _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
 #pragma GCC unroll 4
@@ -134,8 +132,8 @@ constexpr auto kTiles = MakeTiles(std::make_index_sequence<kMaxTileTokens>());  
 
 void LinearQ4_0x16Avx512Vnni(const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out,
                              int64_t o_begin, int64_t o_end, float* y, int64_t ldy) {
-  RunQ4x16<kMaxTileTokens>(&LinearQ4_0x16Avx512Vnni, kTiles.data(), kLoneTiles, &PrepareBias, q, d, n, in, w, out, o_begin,
-                           o_end, y, ldy);
+  RunQ4x16<kMaxTileTokens>(&LinearQ4_0x16Avx512Vnni, kTiles.data(), kLoneTiles, &PrepareBias, q, d, n, in, w, out,
+                           o_begin, o_end, y, ldy);
 }
 
 }  // namespace gemmad::kernels

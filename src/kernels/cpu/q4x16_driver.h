@@ -2,9 +2,9 @@
 // linear_q4x16_avx2.cc; tensor/quant_blocks.h BlockQ4_0x16): the token side's bound (a long batch
 // runs in passes), the -8·Σx biases, the prefetch level, and the walk over the groups of 16 rows
 // touching [o_begin, o_end) in blocks that stay in L2 while several token tiles read them (a single
-// token reads every group once, several side by side), each tile's rows inside the range copied out. The tiles are the
-// kernel's. Included by ISA-specific translation units: everything here has internal linkage (an
-// unnamed namespace), so each file keeps its own copy compiled with its own flags.
+// token reads every group once, several side by side), each tile's rows inside the range copied
+// out. The tiles are the kernel's. Included by ISA-specific translation units: everything here has
+// internal linkage (an unnamed namespace), so each file keeps its own copy compiled with its own flags.
 #pragma once
 
 #include <cstdint>
@@ -32,14 +32,19 @@ using Q4x16LoneFn = void (*)(int64_t nb, const int8_t* x, const float* d, const 
 // The token side: -8·Σx per token and block, out[t * nb + b].
 using Q4x16BiasFn = void (*)(const int8_t* q, int64_t n, int64_t in, int32_t* out);
 
+// The five lines (288 bytes) of the block `ahead` bytes past `blk`, at `level`.
+inline void PrefetchBlock(const uint8_t* blk, int64_t ahead, PrefetchLevel level) {
+  const char* at = reinterpret_cast<const char*>(blk) + ahead;
+  for (int l = 0; l < 5; ++l) PrefetchAt(at + 64 * l, level);
+}
+
 // `self` is the kernel's entry point (for the passes of a long batch); tiles[k - 1] runs k tokens,
 // k <= kMaxTileTokens; lone[0] and lone[1] run a lone token over 2 and 4 groups (StreamParams
 // q4x16_lone_groups).
 template <int kMaxTileTokens>
 void RunQ4x16(LinearQuantFn self, const Q4x16TileFn* tiles, const Q4x16LoneFn* lone, Q4x16BiasFn prepare_bias,
-              const int8_t* q,
-              const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out, int64_t o_begin, int64_t o_end,
-              float* y, int64_t ldy) {
+              const int8_t* q, const float* d, int64_t n, int64_t in, const uint8_t* w, int64_t out, int64_t o_begin,
+              int64_t o_end, float* y, int64_t ldy) {
   const int64_t nb = in / kBlock, group_bytes = nb * kGroupBlockBytes;
   // The token side (-8·Σx per token and block) is bounded (kPreparedBytes a call and thread): a
   // longer batch runs in passes of tokens, each a call of its own.
