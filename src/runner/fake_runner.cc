@@ -112,7 +112,6 @@ Result<StepResult> FakeRunner::Execute(const sched::SchedulerOutput& out) {
   mm_.Apply(out);
   const int64_t step = num_steps_.fetch_add(1);
   if (step == config_.fail_at_step) return InternalError("FakeRunner: injected failure");
-  if (step == 0 && config_.first_step_gate.valid()) config_.first_step_gate.wait();
   if (config_.step_delay.count() > 0) std::this_thread::sleep_for(config_.step_delay);
   int64_t prev_max = max_batch_seqs_.load();
   const int64_t n = static_cast<int64_t>(out.seqs.size());

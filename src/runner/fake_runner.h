@@ -9,7 +9,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <future>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -31,9 +30,6 @@ struct FakeRunnerConfig {
   float logit_scale = 4.0f;      // logits are uniform in [-scale, scale]
   std::chrono::milliseconds step_delay{0};
   int64_t fail_at_step = -1;     // Execute fails at this step index (tests of engine death)
-  // When valid, the first step waits for it: a test submits its whole workload while the engine
-  // is held in step 0, so the next step admits all of it at once whatever the threads' timing.
-  std::shared_future<void> first_step_gate;
   // Multimodal items (tests of the model-input seam): the encoder's rows, of mm_hidden floats,
   // stand in for the placeholder tokens in the fake KV (so outputs depend on item content).
   std::shared_ptr<MultimodalEncoder> encoder;

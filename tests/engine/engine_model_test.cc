@@ -38,30 +38,6 @@ struct TinyEngineOptions {
   std::shared_future<void> first_step_gate;
 };
 
-// The runner, with its first step held until `gate` is ready.
-class GatedRunner : public runner::Runner {
- public:
-  GatedRunner(std::unique_ptr<runner::Runner> inner, std::shared_future<void> gate)
-      : inner_(std::move(inner)), gate_(std::move(gate)) {}
-  int32_t vocab_size() const override { return inner_->vocab_size(); }
-  Result<runner::StepResult> Execute(const sched::SchedulerOutput& out) override {
-    if (gate_.valid()) {
-      gate_.wait();
-      gate_ = {};
-    }
-    return inner_->Execute(out);
-  }
-  bool SupportsModality(mm::Modality modality) const override { return inner_->SupportsModality(modality); }
-  bool SetLogitsHook(runner::LogitsHook hook) override { return inner_->SetLogitsHook(std::move(hook)); }
-  bool SetTokenDrafter(std::shared_ptr<const spec::TokenDrafter> drafter, int32_t num_tokens) override {
-    return inner_->SetTokenDrafter(std::move(drafter), num_tokens);
-  }
-
- private:
-  std::unique_ptr<runner::Runner> inner_;
-  std::shared_future<void> gate_;
-};
-
 std::string RandomCheckpoint(const std::string& preset) {
   const std::string dir = ::testing::TempDir() + "/engine_model_" + preset;
   if (!std::filesystem::exists(dir + "/model.safetensors")) {

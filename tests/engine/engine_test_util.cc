@@ -26,7 +26,6 @@ runner::FakeRunnerConfig RunnerConfig(const TestEngineOptions& o) {
   r.eos_bias = o.eos_bias;
   r.step_delay = o.step_delay;
   r.fail_at_step = o.fail_at_step;
-  r.first_step_gate = o.first_step_gate;
   r.encoder = o.encoder;
   return r;
 }
@@ -44,7 +43,9 @@ std::unique_ptr<Engine> MakeEngine(const TestEngineOptions& o, runner::FakeRunne
     cfg.num_speculative_tokens = o.num_speculative_tokens;
   }
   if (runner) *runner = fake.get();
-  auto engine = std::make_unique<Engine>(cfg, std::move(fake));
+  std::unique_ptr<runner::Runner> run = std::move(fake);
+  if (o.first_step_gate.valid()) run = std::make_unique<GatedRunner>(std::move(run), o.first_step_gate);
+  auto engine = std::make_unique<Engine>(cfg, std::move(run));
   Status s = engine->Start();
   EXPECT_TRUE(s.ok()) << s.ToString();
   return engine;

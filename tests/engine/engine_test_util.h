@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "engine/engine.h"
 #include "runner/fake_runner.h"
+#include "runner/runner.h"
 
 namespace gemmad::engine::testing {
 
@@ -29,13 +31,40 @@ struct TestEngineOptions {
   uint64_t model_seed = 7;
   std::chrono::milliseconds step_delay{0};
   int64_t fail_at_step = -1;
-  std::shared_future<void> first_step_gate;  // see FakeRunnerConfig
+  std::shared_future<void> first_step_gate;  // see GatedRunner
   double iteration_timeout_s = 60.0;
   uint64_t seed = 0;
   std::shared_ptr<runner::MultimodalEncoder> encoder;  // multimodal items (none: text only)
   // Speculative decoding (RunAlone's reference runs without it).
   std::shared_ptr<const spec::TokenDrafter> drafter;
   int32_t num_speculative_tokens = 0;
+};
+
+// A runner whose first step waits for `gate` (when valid): a test submits its whole workload while
+// the engine is held in step 0, so the next step admits all of it at once whatever the threads'
+// timing (tests of batching and preemption). Wraps any runner: the FakeRunner here, the real
+// ModelRunner in engine_model_test.cc.
+class GatedRunner : public runner::Runner {
+ public:
+  GatedRunner(std::unique_ptr<runner::Runner> inner, std::shared_future<void> gate)
+      : inner_(std::move(inner)), gate_(std::move(gate)) {}
+  int32_t vocab_size() const override { return inner_->vocab_size(); }
+  Result<runner::StepResult> Execute(const sched::SchedulerOutput& out) override {
+    if (gate_.valid()) {
+      gate_.wait();
+      gate_ = {};
+    }
+    return inner_->Execute(out);
+  }
+  bool SupportsModality(mm::Modality modality) const override { return inner_->SupportsModality(modality); }
+  bool SetLogitsHook(runner::LogitsHook hook) override { return inner_->SetLogitsHook(std::move(hook)); }
+  bool SetTokenDrafter(std::shared_ptr<const spec::TokenDrafter> drafter, int32_t num_tokens) override {
+    return inner_->SetTokenDrafter(std::move(drafter), num_tokens);
+  }
+
+ private:
+  std::unique_ptr<runner::Runner> inner_;
+  std::shared_future<void> gate_;
 };
 
 kv::KvCacheConfig KvConfig(const TestEngineOptions& o);
